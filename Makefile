@@ -1,0 +1,150 @@
+# tudev top-level Makefile (hand-written, fed by ./configure through config.mk).
+#
+#   make                    build into $(O) (default: build/)
+#   make O=build-asan SANITIZE=address,undefined     a sanitizer build beside it
+#   make check              unit + integration tests, then the same under
+#                           ASan/UBSan and TSan builds (see tests/README)
+#   make install DESTDIR=... prefix=...
+#   make distcheck          tarball -> configure -> build -> unit tests -> install
+
+ifeq ($(wildcard config.mk),)
+$(error config.mk missing: run ./autogen.sh && ./configure first)
+endif
+include config.mk
+
+O ?= build
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
+
+WARNFLAGS = -Wall -Wextra $(WERROR) -Wshadow -Wformat=2 -Wmissing-prototypes \
+            -Wstrict-prototypes -Wno-unused-parameter -Wvla -Wdate-time
+SANFLAGS  = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all,)
+BASEFLAGS = -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(PACKAGE_VERSION)"' -Isrc \
+            -fstack-protector-strong -fno-strict-aliasing -g
+ALL_CFLAGS  = $(BASEFLAGS) $(WARNFLAGS) $(SANFLAGS) $(PTHREAD_CFLAGS) \
+              $(LIBUDEV_CFLAGS) $(LIBKMOD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+LIBS        = $(LIBUDEV_LIBS) $(PTHREAD_LIBS)
+
+srcs_of = $(sort $(filter-out %/test-%.c,$(wildcard src/$(1)/*.c)))
+SHARED_SRC = $(call srcs_of,shared)
+PROTO_SRC  = $(call srcs_of,proto)
+DEVICE_SRC = $(call srcs_of,device)
+UDEVD_SRC  = $(call srcs_of,udevd)
+UDEVADM_SRC= $(call srcs_of,udevadm)
+UNIT_SRC   = $(sort $(wildcard src/*/test-*.c))
+CLIENT_SRC = $(sort $(wildcard tests/clients/*.c))
+
+obj = $(patsubst %.c,$(O)/%.o,$(1))
+LIBCORE    = $(O)/libtudev-core.a
+CORE_OBJ   = $(call obj,$(SHARED_SRC) $(PROTO_SRC) $(DEVICE_SRC))
+# udevd objects except main.c go into a library so unit tests can link them.
+UDEVD_LIB  = $(O)/libtudev-udevd.a
+UDEVD_LOBJ = $(call obj,$(filter-out src/udevd/main.c,$(UDEVD_SRC)))
+UNIT_BIN   = $(patsubst src/%.c,$(O)/unit/%,$(UNIT_SRC))
+CLIENT_BIN = $(patsubst tests/clients/%.c,$(O)/clients/%,$(CLIENT_SRC))
+
+UDEVD   = $(O)/udevd
+UDEVADM = $(O)/udevadm
+
+all: $(UDEVD) $(UDEVADM) $(UNIT_BIN) $(CLIENT_BIN)
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBCORE): $(CORE_OBJ)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+$(UDEVD_LIB): $(UDEVD_LOBJ)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(UDEVD): $(O)/src/udevd/main.o $(UDEVD_LIB) $(LIBCORE)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+$(UDEVADM): $(call obj,$(UDEVADM_SRC)) $(LIBCORE)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(O)/unit/%: $(O)/src/%.o $(UDEVD_LIB) $(LIBCORE)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+# Test clients link only the system's libudev: they play the part of libinput & co.
+$(O)/clients/%: tests/clients/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(BASEFLAGS) $(WARNFLAGS) $(SANFLAGS) $(LIBUDEV_CFLAGS) $(CFLAGS) \
+	    $(ALL_LDFLAGS) -o $@ $< $(LIBUDEV_LIBS)
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)
+
+# ---------------------------------------------------------------- tests
+PYTEST ?= /usr/bin/python3 -m pytest
+export TUDEV_BUILD = $(abspath $(O))
+
+check-unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "  UNIT    $$t"; $$t; done
+
+check-integration: all
+	tests/sandbox $(PYTEST) -q -p no:cacheprovider tests/integration
+
+# The whole suite for one configuration.
+check-one: check-unit check-integration
+
+check-asan:
+	$(MAKE) O=build-asan SANITIZE=address,undefined check-one
+check-tsan:
+	$(MAKE) O=build-tsan SANITIZE=thread check-one
+
+check: check-one check-asan check-tsan
+	@echo "all test configurations passed"
+
+# ---------------------------------------------------------------- install
+DESTDIR ?=
+MAN8 = $(wildcard man/*.8)
+install: $(UDEVD) $(UDEVADM)
+	$(MKDIR_P) '$(DESTDIR)$(sbindir)' '$(DESTDIR)$(bindir)' '$(DESTDIR)$(mandir)/man8' \
+	    '$(DESTDIR)$(prefix)/lib/udev/rules.d'
+	$(INSTALL) -m 0755 $(UDEVD) '$(DESTDIR)$(sbindir)/udevd'
+	$(INSTALL) -m 0755 $(UDEVADM) '$(DESTDIR)$(bindir)/udevadm'
+	$(if $(MAN8),$(INSTALL) -m 0644 $(MAN8) '$(DESTDIR)$(mandir)/man8/')
+	$(if $(wildcard rules.d/*.rules),$(INSTALL) -m 0644 $(wildcard rules.d/*.rules) '$(DESTDIR)$(prefix)/lib/udev/rules.d/')
+
+uninstall:
+	rm -f '$(DESTDIR)$(sbindir)/udevd' '$(DESTDIR)$(bindir)/udevadm'
+	rm -f $(addprefix '$(DESTDIR)$(mandir)/man8/',$(notdir $(MAN8)))
+	rm -f $(addprefix '$(DESTDIR)$(prefix)/lib/udev/rules.d/',$(notdir $(wildcard rules.d/*.rules)))
+
+MKDIR_P ?= mkdir -p
+
+# ---------------------------------------------------------------- dist
+DISTNAME = tudev-$(PACKAGE_VERSION)
+dist:
+	rm -rf $(DISTNAME) $(DISTNAME).tar.gz
+	mkdir $(DISTNAME)
+	git ls-files -z | xargs -0 cp --parents -t $(DISTNAME)
+	cd $(DISTNAME) && autoreconf -fi >/dev/null 2>&1 && rm -rf autom4te.cache
+	tar czf $(DISTNAME).tar.gz $(DISTNAME)
+	rm -rf $(DISTNAME)
+	@echo "wrote $(DISTNAME).tar.gz"
+
+distcheck: dist
+	rm -rf $(DISTNAME) && tar xzf $(DISTNAME).tar.gz
+	cd $(DISTNAME) && ./configure --prefix=/usr >/dev/null && $(MAKE) && $(MAKE) check-unit \
+	  && $(MAKE) install DESTDIR=$$PWD/_inst \
+	  && test -x _inst/usr/sbin/udevd && test -x _inst/usr/bin/udevadm \
+	  && $(MAKE) uninstall DESTDIR=$$PWD/_inst \
+	  && test -z "$$(find _inst -type f)"
+	cd $(DISTNAME) && $(MAKE) CC=clang O=build-clang all
+	rm -rf $(DISTNAME)
+	@echo "$(DISTNAME).tar.gz is ready for distribution"
+
+clean:
+	rm -rf $(O) build-asan build-tsan
+
+.PHONY: all check check-unit check-integration check-one check-asan check-tsan \
+        install uninstall dist distcheck clean
+.SUFFIXES:
+.DELETE_ON_ERROR:

@@ -1,0 +1,5 @@
+#!/bin/sh
+# Regenerate ./configure from configure.ac (needs autoconf, pkg-config's pkg.m4).
+set -e
+cd "$(dirname "$0")"
+autoreconf -fi

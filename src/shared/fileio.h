@@ -1,0 +1,20 @@
+/* threads: any */
+#pragma once
+/* File helpers for /run/udev state. All fds O_CLOEXEC. */
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Create `path`'s missing parent directories with `mode`. 0 or -errno. */
+int mkdir_parents(const char *path, mode_t mode);
+/* mkdir -p of `path` itself. */
+int mkdir_p(const char *path, mode_t mode);
+/* Write `len` bytes atomically: temp file ".#<basename><16 hex>" in the same
+ * directory, fchmod(mode), fsync-less flush, rename() over `path`. On failure
+ * the temp file is removed and the old file left alone. 0 or -errno. */
+int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
+/* Create if missing (mode), update timestamps; parents created 0755. */
+int touch_file(const char *path, mode_t mode);
+/* Read at most max bytes of a file into a new NUL-terminated buffer.
+ * -EFBIG if larger than max. *ret_len excludes the NUL. */
+int read_file_bounded(const char *path, size_t max, char **ret, size_t *ret_len);

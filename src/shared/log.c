@@ -1,0 +1,147 @@
+/* threads: any */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "shared/log.h"
+#include "shared/time-util.h"
+
+static _Atomic int max_level = LOG_INFO;
+static _Atomic int target = LOG_TARGET_CONSOLE;
+
+static const char *const level_names[8] = {
+        "emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
+};
+
+void log_set_target(enum log_target t, const char *ident)
+{
+        if (t == LOG_TARGET_SYSLOG)
+                openlog(ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+        atomic_store(&target, t);
+}
+
+void log_set_max_level(int level)
+{
+        if (level < LOG_EMERG)
+                level = LOG_EMERG;
+        if (level > LOG_DEBUG)
+                level = LOG_DEBUG;
+        atomic_store(&max_level, level);
+}
+
+int log_get_max_level(void) { return atomic_load_explicit(&max_level, memory_order_relaxed); }
+
+int log_level_from_string(const char *s)
+{
+        if (!s || !*s)
+                return -EINVAL;
+        if (s[0] >= '0' && s[0] <= '7' && s[1] == '\0')
+                return s[0] - '0';
+        for (int i = 0; i < 8; i++)
+                if (strcmp(s, level_names[i]) == 0)
+                        return i;
+        if (strcmp(s, "error") == 0)
+                return LOG_ERR;
+        if (strcmp(s, "warn") == 0)
+                return LOG_WARNING;
+        return -EINVAL;
+}
+
+const char *log_level_to_string(int level)
+{
+        if (level < 0 || level > 7)
+                return "?";
+        return level_names[level];
+}
+
+/* Expand %m to the message of `error` (strerror_r, GNU variant) while copying fmt. */
+static void expand_percent_m(char *out, size_t n, const char *fmt, int error)
+{
+        char ebuf[128];
+        const char *msg = NULL;
+        size_t o = 0;
+
+        for (const char *p = fmt; *p && o + 1 < n; p++) {
+                if (p[0] == '%' && p[1] == '%') {
+                        if (o + 2 >= n)
+                                break;
+                        out[o++] = '%';
+                        out[o++] = '%';
+                        p++;
+                        continue;
+                }
+                if (p[0] == '%' && p[1] == 'm') {
+                        if (!msg)
+                                msg = strerror_r(error, ebuf, sizeof(ebuf));
+                        for (const char *m = msg; *m && o + 2 < n; m++) {
+                                if (*m == '%')
+                                        out[o++] = '%';
+                                out[o++] = *m;
+                        }
+                        p++;
+                        continue;
+                }
+                out[o++] = *p;
+        }
+        out[o] = '\0';
+}
+
+int log_internal(int level, int error, const char *file, int line, const char *fmt, ...)
+{
+        char fmtbuf[512], buf[LOG_LINE_MAX];
+        int saved_errno = errno;
+        int e = error < 0 ? -error : error;
+        va_list ap;
+
+        expand_percent_m(fmtbuf, sizeof(fmtbuf), fmt, e);
+        va_start(ap, fmt);
+        int len = vsnprintf(buf, sizeof(buf) - 1, fmtbuf, ap);
+        va_end(ap);
+        if (len < 0)
+                len = 0;
+        if ((size_t)len >= sizeof(buf) - 1)
+                len = sizeof(buf) - 2; /* truncated: keep what fits */
+
+        if (atomic_load(&target) == LOG_TARGET_SYSLOG) {
+                syslog(level, "%s", buf);
+        } else {
+                char prefix[64];
+                uint64_t t = now_usec(CLOCK_MONOTONIC);
+                int plen = snprintf(prefix, sizeof(prefix), "[%5llu.%06llu] %s: ",
+                                    (unsigned long long)(t / USEC_PER_SEC),
+                                    (unsigned long long)(t % USEC_PER_SEC),
+                                    log_level_to_string(level));
+                buf[len++] = '\n';
+                struct iovec iov[2] = {
+                        { .iov_base = prefix, .iov_len = (size_t)plen },
+                        { .iov_base = buf, .iov_len = (size_t)len },
+                };
+                ssize_t _unused_ w = writev(STDERR_FILENO, iov, 2);
+        }
+        (void)file;
+        (void)line;
+        errno = saved_errno;
+        return -e;
+}
+
+bool ratelimit_below(struct ratelimit *rl, unsigned *suppressed)
+{
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t begin = atomic_load(&rl->begin);
+
+        *suppressed = 0;
+        if (begin == 0 || now - begin > rl->interval_usec) {
+                if (atomic_compare_exchange_strong(&rl->begin, &begin, now)) {
+                        atomic_store(&rl->num, 0);
+                        *suppressed = atomic_exchange(&rl->suppressed, 0);
+                }
+        }
+        if (atomic_fetch_add(&rl->num, 1) < rl->burst)
+                return true;
+        atomic_fetch_add(&rl->suppressed, 1);
+        return false;
+}

@@ -1,0 +1,105 @@
+/* threads: any (internally locked) */
+#pragma once
+/* The event queue: pure data, no sockets, no workers, no rules.
+ *
+ * Events are appended in arrival (= kernel seqnum) order. An event becomes
+ * runnable once no earlier event that is still queued or running conflicts
+ * with it (../shared/docs/event-processing.md §3.1):
+ *   - same device id (major:minor, ifindex, subsystem:sysname),
+ *   - devpath equal or one a path-prefix of the other at a '/' boundary,
+ *     also against the other's DEVPATH_OLD in both directions,
+ *   - same devnode.
+ * Dependencies are computed once at insertion through hash indexes (no scan of
+ * the whole queue per event); on completion the dependants' blocker counts are
+ * decremented and newly runnable events are appended to the runnable FIFO.
+ *
+ * One mutex protects everything; it is taken only inside event-queue.c.
+ * Workers block in event_queue_take() on a condition variable; pushes wake at
+ * most as many waiters as events became runnable (no thundering herd; no wake
+ * at all when every worker is busy).
+ *
+ * Ownership: push takes the uevent records; take lends a `struct queued_event`
+ * to one worker until event_queue_done(), which frees it (and the record). */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/uevent.h"
+
+struct event_queue;
+struct queued_event;
+
+struct event_queue_hooks {
+        /* Called with the queue lock held, on the transitions
+         * empty -> non-empty (busy=true) and non-empty -> empty (busy=false),
+         * counting queued + running events. Used to create/remove
+         * /run/udev/queue; must be quick and must not call back into the queue. */
+        void (*on_busy_changed)(bool busy, void *userdata);
+        /* Called without the lock after a push that left runnable events with no
+         * idle worker waiting in take(): the pool may start another worker. */
+        void (*on_need_worker)(void *userdata);
+        void *userdata;
+};
+
+/* capacity: maximum queued+running events; push waits via
+ * event_queue_wait_capacity(). 0 = unlimited. */
+int event_queue_new(const struct event_queue_hooks *hooks, size_t capacity,
+                    struct event_queue **ret);
+/* Frees all remaining events. No thread may be inside the queue. */
+void event_queue_free(struct event_queue *q);
+
+/* Append events in order; takes ownership of evs[0..n-1] (on success and
+ * on failure). Returns 0 or -ENOMEM / -ESHUTDOWN (queue shut down: records freed). */
+int event_queue_push(struct event_queue *q, struct uevent **evs, size_t n);
+
+/* Block until fewer than `capacity` events are queued+running, or the absolute
+ * CLOCK_MONOTONIC deadline passes. Returns 0, -ETIMEDOUT or -ESHUTDOWN. */
+int event_queue_wait_capacity(struct event_queue *q, uint64_t deadline_usec);
+
+/* Worker side: block until a runnable event exists and the queue is not
+ * paused, then mark it running (start time = now) and lend it to the caller.
+ * Returns NULL once the queue is shut down (see event_queue_shutdown). */
+struct queued_event *event_queue_take(struct event_queue *q);
+/* Finish an event taken with event_queue_take(): unblocks its dependants and
+ * frees it (including the uevent record). Also used for abandoned events. */
+void event_queue_done(struct event_queue *q, struct queued_event *qe);
+
+/* Accessors for a lent event. */
+const struct uevent *queued_event_uevent(const struct queued_event *qe);
+uint64_t queued_event_start_usec(const struct queued_event *qe); /* CLOCK_MONOTONIC */
+
+/* Stop/resume handing out events (udevadm control --stop/--start-exec-queue).
+ * Queued events stay queued. */
+void event_queue_set_paused(struct event_queue *q, bool paused);
+/* Limit of events running at once (children max); takers beyond it wait. */
+void event_queue_set_max_running(struct event_queue *q, unsigned max_running);
+
+/* Shut down: with drop_queued, not-yet-running events are freed at once;
+ * otherwise take() keeps handing out events until none are left. In both cases
+ * take() returns NULL to every worker once nothing runnable is left, and
+ * push() refuses new events. */
+void event_queue_shutdown(struct event_queue *q, bool drop_queued);
+
+struct event_queue_stats {
+        size_t queued;   /* waiting (blocked or runnable) */
+        size_t running;  /* lent to workers */
+        size_t runnable; /* queued and not blocked */
+        uint64_t pushed_total;
+        uint64_t done_total;
+};
+void event_queue_get_stats(struct event_queue *q, struct event_queue_stats *ret);
+
+/* Wait until queued+running == 0 or the deadline passes: 0 or -ETIMEDOUT. */
+int event_queue_wait_empty(struct event_queue *q, uint64_t deadline_usec);
+
+/* Visit every running event (under the lock; the callback must be quick and
+ * must not call back into the queue). Used by the manager's timeout timer. */
+void event_queue_foreach_running(struct event_queue *q,
+                                 void (*cb)(struct queued_event *qe, void *userdata),
+                                 void *userdata);
+/* Manager side, from within foreach_running: mark a running event abandoned
+ * (timed out). Its dependants are released at once; the worker still owns the
+ * lent record until it calls event_queue_done(). Idempotent. */
+void queued_event_abandon_locked(struct event_queue *q, struct queued_event *qe);
+bool queued_event_abandoned(const struct queued_event *qe);
