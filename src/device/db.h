@@ -1,0 +1,60 @@
+/* threads: any (no shared state; the queue guarantees one event per device at a time) */
+#pragma once
+/* The udev database: /run/udev/data/<id> and the tag index
+ * /run/udev/tags/<tag>/<id>, byte-compatible with systemd's sd-device
+ * (../shared/docs/wire-formats.md §2, §3).
+ *
+ * `run_dir` is "/run/udev" in the daemon; tests pass a temporary directory. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DB_FILE_MAX (1024 * 1024) /* larger files are refused when read */
+#define DB_ENTRIES_MAX 4096       /* per list */
+
+/* A string list with an owned array of owned strings. */
+struct strlist {
+        char **items;
+        size_t n, cap;
+};
+int strlist_add(struct strlist *l, const char *s);      /* copies s; 0 or -ENOMEM */
+int strlist_add_unique(struct strlist *l, const char *s);
+bool strlist_contains(const struct strlist *l, const char *s);
+void strlist_remove(struct strlist *l, const char *s);
+void strlist_clear(struct strlist *l);
+
+/* One DB record. All members owned by the record. */
+struct db_record {
+        struct strlist devlinks;     /* S: paths relative to /dev ("disk/by-id/x") */
+        int link_priority;           /* L: */
+        uint64_t usec_initialized;   /* I: (0 = none) */
+        struct strlist properties;   /* E: "KEY=VALUE" */
+        struct strlist tags;         /* G: all (sticky) tags */
+        struct strlist current_tags; /* Q: tags set by the latest event */
+        bool persist;                /* file mode 01644 (db_persist) */
+};
+void db_record_clear(struct db_record *r);
+
+/* Read /run/udev/data/<id>. Lines with an unknown type or malformed syntax are
+ * skipped (debug log), never fatal; `persist` reflects the sticky bit.
+ * Returns 0, -ENOENT (no record), -EFBIG, -errno. On error *r is left empty. */
+int db_read(const char *run_dir, const char *id, struct db_record *r);
+
+/* Write the record atomically (temp + rename, mode 0644 or 01644).
+ * If the record holds nothing (no devlinks, priority 0, no properties, no tags):
+ * with has_devnum_or_ifindex an empty file is written (marks "initialized"),
+ * otherwise the file is deleted. Line order: S, L, I, E, G, Q, V:1 — S:/L: only
+ * if has_devnum (major > 0). Values containing '\n' are refused (-EINVAL). */
+int db_write(const char *run_dir, const char *id, const struct db_record *r, bool has_devnum,
+             bool has_ifindex);
+/* Unlink /run/udev/data/<id>; a missing file is not an error. */
+int db_delete(const char *run_dir, const char *id);
+
+/* Tag index: touch /run/udev/tags/<tag>/<id> (0444, dirs 0755) for each tag in
+ * `tags`; unlink it for each tag in `old_tags` that is not in `tags`.
+ * Tag names containing '/' or starting with '.' are refused (-EINVAL) and skipped. */
+int tags_index_update(const char *run_dir, const char *id, const struct strlist *old_tags,
+                      const struct strlist *tags);
+/* Unlink /run/udev/tags/<tag>/<id> for every tag in `tags`. */
+int tags_index_remove(const char *run_dir, const char *id, const struct strlist *tags);
