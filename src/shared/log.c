@@ -99,7 +99,11 @@ int log_internal(int level, int error, const char *file, int line, const char *f
 
         expand_percent_m(fmtbuf, sizeof(fmtbuf), fmt, e);
         va_start(ap, fmt);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+        /* fmtbuf is the caller's (compile-time checked) format with %m expanded */
         int len = vsnprintf(buf, sizeof(buf) - 1, fmtbuf, ap);
+#pragma GCC diagnostic pop
         va_end(ap);
         if (len < 0)
                 len = 0;

@@ -3,9 +3,9 @@
 #include <stdint.h>
 #include <time.h>
 
-#define USEC_PER_SEC 1000000ULL
-#define USEC_PER_MSEC 1000ULL
-#define NSEC_PER_USEC 1000ULL
+#define USEC_PER_SEC ((uint64_t)1000000)
+#define USEC_PER_MSEC ((uint64_t)1000)
+#define NSEC_PER_USEC ((uint64_t)1000)
 #define USEC_INFINITY UINT64_MAX
 
 /* Microseconds of the given clock (CLOCK_MONOTONIC, CLOCK_REALTIME, ...). */

@@ -1,0 +1,52 @@
+/* threads: worker-local */
+#include <errno.h>
+#include <linux/netlink.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "proto/monitor-msg.h"
+#include "shared/log.h"
+#include "udevd/broadcast.h"
+
+int broadcaster_open(struct broadcaster *b)
+{
+        struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+        int fd;
+
+        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
+        if (fd < 0)
+                return negative_errno();
+        /* bound with groups 0: we only send */
+        if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+                int r = negative_errno();
+                safe_close(fd);
+                return r;
+        }
+        b->fd = fd;
+        return 0;
+}
+
+void broadcaster_close(struct broadcaster *b)
+{
+        b->fd = safe_close(b->fd);
+}
+
+int broadcaster_send(struct broadcaster *b, const char *subsystem, const char *devtype,
+                     const char *const *tags, const char *props, size_t props_len)
+{
+        static _Thread_local char buf[MONITOR_MSG_MAX];
+        struct sockaddr_nl dst = { .nl_family = AF_NETLINK, .nl_groups = 2 };
+        int len;
+
+        len = monitor_msg_encode(buf, sizeof(buf), subsystem, devtype, tags, props, props_len);
+        if (len < 0)
+                return len;
+        for (int attempt = 0; attempt < 3; attempt++) {
+                ssize_t n = sendto(b->fd, buf, (size_t)len, 0, (struct sockaddr *)&dst, sizeof(dst));
+                if (n >= 0 || errno == ECONNREFUSED)
+                        return 0;
+                if (errno != EINTR && errno != EAGAIN)
+                        return negative_errno();
+        }
+        return -EAGAIN;
+}

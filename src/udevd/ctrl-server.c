@@ -1,0 +1,279 @@
+/* threads: manager */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "shared/log.h"
+#include "shared/time-util.h"
+#include "udevd/ctrl-server.h"
+#include "udevd/loop.h"
+
+#define CTRL_MSGS_PER_WAKEUP 16
+
+struct ctrl_conn {
+        int fd;
+        uint64_t accepted_usec;
+        uint64_t sync_ticket; /* 0: no PING seen */
+        bool end_received;
+};
+
+struct ctrl_server {
+        struct loop *loop;
+        struct ctrl_server_ops ops;
+        char *path;
+        int listen_fd;
+        bool accepting;
+        struct ctrl_conn conns[CTRL_CONN_MAX];
+};
+
+static void conn_close(struct ctrl_server *s, struct ctrl_conn *c)
+{
+        if (c->fd < 0)
+                return;
+        loop_remove(s->loop, c->fd);
+        c->fd = safe_close(c->fd);
+        c->sync_ticket = 0;
+        c->end_received = false;
+}
+
+static struct ctrl_conn *conn_by_fd(struct ctrl_server *s, int fd)
+{
+        for (size_t i = 0; i < CTRL_CONN_MAX; i++)
+                if (s->conns[i].fd == fd)
+                        return &s->conns[i];
+        return NULL;
+}
+
+static const struct ucred *find_creds(struct msghdr *mh)
+{
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c))
+                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+                    c->cmsg_len == CMSG_LEN(sizeof(struct ucred)))
+                        return (const struct ucred *)CMSG_DATA(c);
+        return NULL;
+}
+
+/* Close fds that arrived as SCM_RIGHTS (nobody should send any). */
+static void close_passed_fds(struct msghdr *mh)
+{
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c))
+                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+                        size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                        int *fds = (int *)CMSG_DATA(c);
+                        for (size_t i = 0; i < n; i++)
+                                safe_close(fds[i]);
+                }
+}
+
+/* Returns false if the connection must be closed now. */
+static bool conn_handle_one(struct ctrl_server *s, struct ctrl_conn *c, bool *again)
+{
+        uint8_t buf[CTRL_MSG_SIZE + 1];
+        union {
+                char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int) * 8)];
+                struct cmsghdr align;
+        } control;
+        struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+        struct msghdr mh = {
+                .msg_iov = &iov,
+                .msg_iovlen = 1,
+                .msg_control = &control,
+                .msg_controllen = sizeof(control),
+        };
+        struct ctrl_msg m;
+        ssize_t n;
+
+        *again = false;
+        n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        if (n < 0) {
+                if (errno == EAGAIN || errno == EINTR)
+                        return true;
+                log_debug_errno(errno, "control: receive failed: %m");
+                return false;
+        }
+        close_passed_fds(&mh);
+        if (n == 0)
+                return false; /* peer closed */
+        const struct ucred *cred = find_creds(&mh);
+        if (!cred || cred->uid != 0) {
+                log_ratelimited(LOG_WARNING, "control: message without root credentials, closing");
+                return false;
+        }
+        if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || ctrl_msg_decode(buf, (size_t)n, &m) < 0) {
+                log_ratelimited(LOG_WARNING, "control: invalid message (%zd bytes), closing", n);
+                return false;
+        }
+        *again = true;
+        switch (m.type) {
+        case CTRL_MSG_END:
+                c->end_received = true;
+                *again = false;
+                return true;
+        case CTRL_MSG_PING:
+                log_debug("control: ping");
+                c->sync_ticket = s->ops.request_sync(s->ops.userdata);
+                return true;
+        default:
+                s->ops.handle(&m, s->ops.userdata);
+                return true;
+        }
+}
+
+static void conn_maybe_finish(struct ctrl_server *s, struct ctrl_conn *c, uint64_t synced)
+{
+        if (c->fd >= 0 && c->end_received && c->sync_ticket <= synced)
+                conn_close(s, c);
+}
+
+static void on_conn(struct loop *l, int fd, uint32_t revents, void *userdata)
+{
+        struct ctrl_server *s = userdata;
+        struct ctrl_conn *c = conn_by_fd(s, fd);
+        bool again = true;
+
+        if (!c)
+                return;
+        for (int i = 0; i < CTRL_MSGS_PER_WAKEUP && again && !c->end_received; i++) {
+                if (!conn_handle_one(s, c, &again)) {
+                        conn_close(s, c);
+                        return;
+                }
+        }
+        if (c->end_received) {
+                /* Stop reading; the close answers the client once synced. */
+                (void)loop_modify(l, fd, 0);
+                conn_maybe_finish(s, c, s->ops.synced(s->ops.userdata));
+        } else if (revents & (EPOLLHUP | EPOLLERR)) {
+                conn_close(s, c);
+        }
+}
+
+static void on_listen(struct loop *l, int fd, uint32_t revents, void *userdata)
+{
+        struct ctrl_server *s = userdata;
+        struct ucred cred;
+        socklen_t len = sizeof(cred);
+        struct ctrl_conn *slot = NULL;
+        int one = 1, cfd;
+
+        cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (cfd < 0) {
+                if (errno != EAGAIN && errno != EINTR)
+                        log_ratelimited(LOG_WARNING, "control: accept failed: %m");
+                return;
+        }
+        if (!s->accepting) {
+                safe_close(cfd);
+                return;
+        }
+        if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != 0) {
+                log_ratelimited(LOG_WARNING, "control: refused connection from uid %d (pid %d)",
+                                len == sizeof(cred) ? (int)cred.uid : -1,
+                                len == sizeof(cred) ? (int)cred.pid : -1);
+                safe_close(cfd);
+                return;
+        }
+        for (size_t i = 0; i < CTRL_CONN_MAX; i++)
+                if (s->conns[i].fd < 0) {
+                        slot = &s->conns[i];
+                        break;
+                }
+        if (!slot) {
+                log_ratelimited(LOG_WARNING, "control: too many connections, refusing one");
+                safe_close(cfd);
+                return;
+        }
+        if (setsockopt(cfd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
+            loop_add(l, cfd, EPOLLIN, on_conn, s) < 0) {
+                safe_close(cfd);
+                return;
+        }
+        *slot = (struct ctrl_conn){ .fd = cfd, .accepted_usec = now_usec(CLOCK_MONOTONIC) };
+}
+
+int ctrl_server_new(struct loop *loop, const char *path, const struct ctrl_server_ops *ops,
+                    struct ctrl_server **ret)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        struct ctrl_server *s;
+        int r;
+
+        if (strlen(path) >= sizeof(sa.sun_path))
+                return -ENAMETOOLONG;
+        strcpy(sa.sun_path, path);
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->loop = loop;
+        s->ops = *ops;
+        s->accepting = true;
+        for (size_t i = 0; i < CTRL_CONN_MAX; i++)
+                s->conns[i].fd = -1;
+        s->path = strdup(path);
+        s->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (!s->path || s->listen_fd < 0) {
+                r = s->path ? negative_errno() : -ENOMEM;
+                goto fail;
+        }
+        (void)unlink(path);
+        mode_t old = umask(0077); /* socket 0600: root only */
+        r = bind(s->listen_fd, (struct sockaddr *)&sa, sizeof(sa));
+        umask(old);
+        if (r < 0 || listen(s->listen_fd, 16) < 0) {
+                r = log_error_errno(errno, "Failed to bind/listen on %s: %m", path);
+                goto fail;
+        }
+        r = loop_add(loop, s->listen_fd, EPOLLIN, on_listen, s);
+        if (r < 0)
+                goto fail;
+        *ret = s;
+        return 0;
+fail:
+        safe_close(s->listen_fd);
+        free(s->path);
+        free(s);
+        return r;
+}
+
+void ctrl_server_stop_accepting(struct ctrl_server *s)
+{
+        if (!s || !s->accepting)
+                return;
+        s->accepting = false;
+        loop_remove(s->loop, s->listen_fd);
+}
+
+void ctrl_server_free(struct ctrl_server *s)
+{
+        if (!s)
+                return;
+        for (size_t i = 0; i < CTRL_CONN_MAX; i++)
+                conn_close(s, &s->conns[i]);
+        if (s->accepting)
+                loop_remove(s->loop, s->listen_fd);
+        safe_close(s->listen_fd);
+        (void)unlink(s->path);
+        free(s->path);
+        free(s);
+}
+
+void ctrl_server_sync_done(struct ctrl_server *s, uint64_t ticket)
+{
+        for (size_t i = 0; i < CTRL_CONN_MAX; i++)
+                conn_maybe_finish(s, &s->conns[i], ticket);
+}
+
+void ctrl_server_expire(struct ctrl_server *s, uint64_t now)
+{
+        for (size_t i = 0; i < CTRL_CONN_MAX; i++) {
+                struct ctrl_conn *c = &s->conns[i];
+                if (c->fd >= 0 && now - c->accepted_usec > CTRL_CONN_TIMEOUT_USEC) {
+                        log_ratelimited(LOG_NOTICE, "control: closing a connection that timed out");
+                        conn_close(s, c);
+                }
+        }
+}

@@ -1,0 +1,875 @@
+/* threads: any (one internal mutex, taken only in this file) */
+/*
+ * Data layout
+ *
+ * Every live event (queued, or running and not abandoned) is registered in
+ * four string indexes:
+ *   by_id      device id       -> latest live event with that id
+ *   by_devnode devnode         -> latest live event with that devnode
+ *   by_devpath path            -> latest live event whose devpath or
+ *                                 devpath_old equals path
+ *   under      path prefix     -> list (struct under_link) of every live event
+ *                                 whose devpath or devpath_old lies strictly
+ *                                 below that prefix at a '/' boundary
+ * Keys are borrowed from the uevent record of the entry's current owner.
+ *
+ * A new event E depends on: by_id[E.id], by_devnode[E.devnode], by_devpath[P]
+ * for every '/'-prefix P of E.devpath and of E.devpath_old (the paths
+ * themselves included), and every member of under[E.devpath] and
+ * under[E.devpath_old]. Each later registrant of a by_* key depended on the
+ * previous owner of that key, so "latest" stands for the whole chain.
+ *
+ * This is the conflict relation of event-processing.md §3.1, plus one extra
+ * pair that systemd does not check: E.devpath_old against L.devpath_old. It
+ * only serialises two moves away from related paths, which the kernel never
+ * emits concurrently anyway, and it keeps the by_devpath chains transitive.
+ *
+ * E keeps a blocker count; each blocker keeps E in its dependants array. When a
+ * live event completes (done or abandoned) it leaves the indexes (a by_* entry
+ * only if it still owns it) and decrements its dependants; those reaching zero
+ * are appended to the runnable FIFO.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "shared/hashmap.h"
+#include "shared/macro.h"
+#include "shared/time-util.h"
+#include "udevd/event-queue.h"
+
+enum qe_state {
+        QE_QUEUED,    /* blocked or runnable */
+        QE_RUNNING,   /* lent to a worker */
+        QE_ABANDONED, /* still lent, but out of the counts and the indexes */
+};
+
+/* Membership of one event in the `under` list of one ancestor prefix. */
+struct under_link {
+        struct under_link *prev, *next;
+        struct queued_event *qe;
+        const char *key; /* prefix of qe's devpath or devpath_old */
+        size_t len;
+};
+
+struct queued_event {
+        struct uevent *ev;
+        struct queued_event *prev, *next; /* in q->queued or q->lent */
+        struct queued_event *runnable_next;
+        enum qe_state state;
+        atomic_bool abandoned; /* read by the worker without the lock */
+        uint64_t start_usec;
+        uint64_t mark; /* insertion serial that last collected us as blocker */
+        size_t n_blockers;
+        struct queued_event **dependants;
+        size_t n_dependants, n_dependants_alloc;
+        size_t n_links;
+        struct under_link links[];
+};
+
+struct qe_list {
+        struct queued_event *head, *tail;
+};
+
+struct event_queue {
+        pthread_mutex_t lock;
+        pthread_cond_t takers; /* workers blocked in take() */
+        pthread_cond_t space;  /* wait_capacity() and wait_empty() */
+        struct event_queue_hooks hooks;
+        size_t capacity;      /* 0: unlimited */
+        unsigned max_running; /* 0: unlimited */
+        bool paused;
+        bool shutdown;
+        bool busy;
+
+        struct qe_list queued; /* QE_QUEUED, insertion order */
+        struct qe_list lent;   /* QE_RUNNING and QE_ABANDONED */
+        struct queued_event *runnable_head, *runnable_tail;
+        size_t n_queued, n_running, n_runnable;
+        uint64_t pushed_total, done_total;
+
+        size_t n_waiting;   /* takers blocked on `takers` */
+        size_t n_signalled; /* wake-ups sent and not yet consumed */
+        size_t n_space_waiters;
+
+        struct hashmap by_id, by_devnode, by_devpath, under;
+        uint64_t serial;
+        struct queued_event **scratch; /* blockers of the event being inserted */
+        size_t n_scratch_alloc;
+};
+
+/* ------------------------------------------------------------------ lists */
+
+static void list_append(struct qe_list *l, struct queued_event *qe)
+{
+        qe->next = NULL;
+        qe->prev = l->tail;
+        if (l->tail)
+                l->tail->next = qe;
+        else
+                l->head = qe;
+        l->tail = qe;
+}
+
+static void list_remove(struct qe_list *l, struct queued_event *qe)
+{
+        if (qe->prev)
+                qe->prev->next = qe->next;
+        else
+                l->head = qe->next;
+        if (qe->next)
+                qe->next->prev = qe->prev;
+        else
+                l->tail = qe->prev;
+        qe->prev = qe->next = NULL;
+}
+
+/* ------------------------------------------------------------------ paths */
+
+/* Next '/' after position i (i < len) that ends a non-empty proper prefix,
+ * or len if none. Start with i = 0. */
+static size_t next_boundary(const char *path, size_t len, size_t i)
+{
+        for (i++; i < len; i++)
+                if (path[i] == '/')
+                        return i;
+        return len;
+}
+
+/* Is path[0..plen) a proper ancestor of `other` at a '/' boundary? */
+static bool is_proper_ancestor(const char *path, size_t plen, const char *other)
+{
+        return strncmp(other, path, plen) == 0 && other[plen] == '/';
+}
+
+static size_t count_links(const struct uevent *ev)
+{
+        size_t n = 0, len;
+
+        len = strlen(ev->devpath);
+        for (size_t i = next_boundary(ev->devpath, len, 0); i < len;
+             i = next_boundary(ev->devpath, len, i))
+                n++;
+        if (!ev->devpath_old)
+                return n;
+        len = strlen(ev->devpath_old);
+        for (size_t i = next_boundary(ev->devpath_old, len, 0); i < len;
+             i = next_boundary(ev->devpath_old, len, i))
+                if (!is_proper_ancestor(ev->devpath_old, i, ev->devpath))
+                        n++;
+        return n;
+}
+
+static size_t fill_links(struct queued_event *qe, const char *path, bool skip_shared, size_t n)
+{
+        size_t len = strlen(path);
+
+        for (size_t i = next_boundary(path, len, 0); i < len; i = next_boundary(path, len, i)) {
+                if (skip_shared && is_proper_ancestor(path, i, qe->ev->devpath))
+                        continue;
+                qe->links[n++] = (struct under_link){ .qe = qe, .key = path, .len = i };
+        }
+        return n;
+}
+
+/* ------------------------------------------------------------ event alloc */
+
+static void qe_free(struct queued_event *qe)
+{
+        if (!qe)
+                return;
+        uevent_free(qe->ev);
+        free(qe->dependants);
+        free(qe);
+}
+
+/* Takes ev only on success. */
+static struct queued_event *qe_new(struct uevent *ev)
+{
+        struct queued_event *qe;
+        size_t n_links = count_links(ev), n;
+
+        qe = calloc(1, sizeof(*qe) + n_links * sizeof(qe->links[0]));
+        if (!qe)
+                return NULL;
+        qe->ev = ev;
+        qe->state = QE_QUEUED;
+        atomic_init(&qe->abandoned, false);
+        n = fill_links(qe, ev->devpath, false, 0);
+        if (ev->devpath_old)
+                n = fill_links(qe, ev->devpath_old, true, n);
+        assert(n == n_links);
+        qe->n_links = n_links;
+        return qe;
+}
+
+/* Free a chain linked through ->next, records included. */
+static void qe_free_chain(struct queued_event *qe)
+{
+        while (qe) {
+                struct queued_event *next = qe->next;
+
+                qe_free(qe);
+                qe = next;
+        }
+}
+
+/* -------------------------------------------------------------- accounting */
+
+static size_t total_locked(const struct event_queue *q)
+{
+        return q->n_queued + q->n_running;
+}
+
+/* How many runnable events takers could pick up right now. */
+static size_t takeable_locked(const struct event_queue *q)
+{
+        size_t slots = SIZE_MAX;
+
+        if (q->paused)
+                return 0;
+        if (q->max_running > 0)
+                slots = q->n_running >= q->max_running ? 0 : q->max_running - q->n_running;
+        return MIN(q->n_runnable, slots);
+}
+
+/* Wake as many blocked takers as there is work for, counting wake-ups that
+ * are already on their way. */
+static void wake_takers_locked(struct event_queue *q)
+{
+        size_t want = takeable_locked(q);
+
+        while (q->n_signalled < want && q->n_signalled < q->n_waiting) {
+                q->n_signalled++;
+                pthread_cond_signal(&q->takers);
+        }
+}
+
+/* Runnable work that no idle or already woken taker will pick up. */
+static bool need_worker_locked(const struct event_queue *q)
+{
+        return q->hooks.on_need_worker && takeable_locked(q) > q->n_signalled;
+}
+
+static void update_busy_locked(struct event_queue *q)
+{
+        bool busy = total_locked(q) > 0;
+
+        if (busy == q->busy)
+                return;
+        q->busy = busy;
+        if (q->hooks.on_busy_changed)
+                q->hooks.on_busy_changed(busy, q->hooks.userdata);
+}
+
+/* After queued+running went down. */
+static void count_decreased_locked(struct event_queue *q)
+{
+        size_t total = total_locked(q);
+
+        update_busy_locked(q);
+        if (q->n_space_waiters > 0 && (total == 0 || (q->capacity > 0 && total < q->capacity)))
+                pthread_cond_broadcast(&q->space);
+}
+
+static void runnable_append_locked(struct event_queue *q, struct queued_event *qe)
+{
+        qe->runnable_next = NULL;
+        if (q->runnable_tail)
+                q->runnable_tail->runnable_next = qe;
+        else
+                q->runnable_head = qe;
+        q->runnable_tail = qe;
+        q->n_runnable++;
+}
+
+static struct queued_event *runnable_pop_locked(struct event_queue *q)
+{
+        struct queued_event *qe = q->runnable_head;
+
+        assert(qe);
+        q->runnable_head = qe->runnable_next;
+        if (!q->runnable_head)
+                q->runnable_tail = NULL;
+        qe->runnable_next = NULL;
+        q->n_runnable--;
+        return qe;
+}
+
+/* ---------------------------------------------------------------- indexes */
+
+static void under_link_insert(struct event_queue *q, struct under_link *l)
+{
+        struct under_link *head = hashmap_get(&q->under, l->key, l->len);
+        int r;
+
+        l->prev = NULL;
+        l->next = head;
+        if (head)
+                head->prev = l;
+        r = hashmap_put(&q->under, l->key, l->len, l); /* reserved: cannot fail */
+        assert(r == 0);
+        (void)r;
+}
+
+static void under_link_remove(struct event_queue *q, struct under_link *l)
+{
+        if (l->prev)
+                l->prev->next = l->next;
+        else if (l->next) {
+                /* New head; re-anchor the key in its record. */
+                int r = hashmap_put(&q->under, l->next->key, l->next->len, l->next);
+
+                assert(r == 0); /* existing key: never allocates */
+                (void)r;
+        } else
+                hashmap_remove(&q->under, l->key, l->len);
+        if (l->next)
+                l->next->prev = l->prev;
+        l->prev = l->next = NULL;
+}
+
+static void index_put(struct hashmap *h, const char *key, struct queued_event *qe)
+{
+        int r;
+
+        if (!key || !key[0])
+                return;
+        r = hashmap_put(h, key, strlen(key), qe); /* reserved: cannot fail */
+        assert(r == 0);
+        (void)r;
+}
+
+static void index_drop(struct hashmap *h, const char *key, struct queued_event *qe)
+{
+        if (key && key[0])
+                hashmap_remove_value(h, key, strlen(key), qe);
+}
+
+static int reserve_indexes_locked(struct event_queue *q, const struct queued_event *qe)
+{
+        if (hashmap_reserve(&q->by_id, 1) < 0 || hashmap_reserve(&q->by_devnode, 1) < 0 ||
+            hashmap_reserve(&q->by_devpath, 2) < 0 || hashmap_reserve(&q->under, qe->n_links) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+static void register_locked(struct event_queue *q, struct queued_event *qe)
+{
+        const struct uevent *ev = qe->ev;
+
+        index_put(&q->by_id, ev->id, qe);
+        index_put(&q->by_devnode, ev->devnode, qe);
+        index_put(&q->by_devpath, ev->devpath, qe);
+        index_put(&q->by_devpath, ev->devpath_old, qe);
+        for (size_t i = 0; i < qe->n_links; i++)
+                under_link_insert(q, &qe->links[i]);
+}
+
+static void unregister_locked(struct event_queue *q, struct queued_event *qe)
+{
+        const struct uevent *ev = qe->ev;
+
+        index_drop(&q->by_id, ev->id, qe);
+        index_drop(&q->by_devnode, ev->devnode, qe);
+        index_drop(&q->by_devpath, ev->devpath, qe);
+        index_drop(&q->by_devpath, ev->devpath_old, qe);
+        for (size_t i = 0; i < qe->n_links; i++)
+                under_link_remove(q, &qe->links[i]);
+}
+
+/* A live event completes: leave the indexes, release the dependants. */
+static void release_locked(struct event_queue *q, struct queued_event *qe)
+{
+        unregister_locked(q, qe);
+        for (size_t i = 0; i < qe->n_dependants; i++) {
+                struct queued_event *d = qe->dependants[i];
+
+                assert(d->state == QE_QUEUED && d->n_blockers > 0);
+                if (--d->n_blockers == 0)
+                        runnable_append_locked(q, d);
+        }
+        qe->n_dependants = 0;
+}
+
+/* ---------------------------------------------------------------- insertion */
+
+static int add_blocker_locked(struct event_queue *q, struct queued_event *l, size_t *n)
+{
+        if (!l || l->mark == q->serial)
+                return 0;
+        if (*n >= q->n_scratch_alloc) {
+                size_t m = MAX(q->n_scratch_alloc * 2, (size_t)16);
+                struct queued_event **s;
+
+                if (m > SIZE_MAX / sizeof(*s))
+                        return -ENOMEM;
+                s = realloc(q->scratch, m * sizeof(*s));
+                if (!s)
+                        return -ENOMEM;
+                q->scratch = s;
+                q->n_scratch_alloc = m;
+        }
+        l->mark = q->serial;
+        q->scratch[(*n)++] = l;
+        return 0;
+}
+
+static int collect_key_locked(struct event_queue *q, struct hashmap *h, const char *key,
+                              size_t *n)
+{
+        if (!key || !key[0])
+                return 0;
+        return add_blocker_locked(q, hashmap_get(h, key, strlen(key)), n);
+}
+
+/* Earlier live events whose devpath/devpath_old is `path`, an ancestor of it,
+ * or below it. */
+static int collect_path_locked(struct event_queue *q, const char *path, size_t *n)
+{
+        size_t len;
+        int r;
+
+        if (!path || !path[0])
+                return 0;
+        len = strlen(path);
+        for (size_t i = next_boundary(path, len, 0); i <= len; i = next_boundary(path, len, i)) {
+                r = add_blocker_locked(q, hashmap_get(&q->by_devpath, path, i), n);
+                if (r < 0)
+                        return r;
+                if (i == len)
+                        break;
+        }
+        for (struct under_link *l = hashmap_get(&q->under, path, len); l; l = l->next) {
+                r = add_blocker_locked(q, l->qe, n);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int dependants_reserve(struct queued_event *l)
+{
+        struct queued_event **d;
+        size_t m;
+
+        if (l->n_dependants < l->n_dependants_alloc)
+                return 0;
+        m = MAX(l->n_dependants_alloc * 2, (size_t)4);
+        if (m > SIZE_MAX / sizeof(*d))
+                return -ENOMEM;
+        d = realloc(l->dependants, m * sizeof(*d));
+        if (!d)
+                return -ENOMEM;
+        l->dependants = d;
+        l->n_dependants_alloc = m;
+        return 0;
+}
+
+/* Append one event. On failure nothing observable has changed (some arrays
+ * may have grown) and the caller still owns qe. */
+static int insert_locked(struct event_queue *q, struct queued_event *qe)
+{
+        const struct uevent *ev = qe->ev;
+        size_t n = 0;
+        int r;
+
+        r = reserve_indexes_locked(q, qe);
+        if (r < 0)
+                return r;
+
+        q->serial++;
+        r = collect_key_locked(q, &q->by_id, ev->id, &n);
+        if (r >= 0)
+                r = collect_key_locked(q, &q->by_devnode, ev->devnode, &n);
+        if (r >= 0)
+                r = collect_path_locked(q, ev->devpath, &n);
+        if (r >= 0)
+                r = collect_path_locked(q, ev->devpath_old, &n);
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = dependants_reserve(q->scratch[i]);
+        if (r < 0)
+                return r;
+
+        /* Commit: nothing below can fail. */
+        for (size_t i = 0; i < n; i++) {
+                struct queued_event *l = q->scratch[i];
+
+                l->dependants[l->n_dependants++] = qe;
+        }
+        qe->n_blockers = n;
+        register_locked(q, qe);
+        list_append(&q->queued, qe);
+        q->n_queued++;
+        q->pushed_total++;
+        if (n == 0)
+                runnable_append_locked(q, qe);
+        return 0;
+}
+
+/* ------------------------------------------------------------------ public */
+
+static int cond_init_monotonic(pthread_cond_t *c)
+{
+        pthread_condattr_t attr;
+        int r;
+
+        r = pthread_condattr_init(&attr);
+        if (r != 0)
+                return -r;
+        r = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+        if (r == 0)
+                r = pthread_cond_init(c, &attr);
+        pthread_condattr_destroy(&attr);
+        return -r;
+}
+
+int event_queue_new(const struct event_queue_hooks *hooks, size_t capacity,
+                    struct event_queue **ret)
+{
+        struct event_queue *q;
+        int r;
+
+        q = calloc(1, sizeof(*q));
+        if (!q)
+                return -ENOMEM;
+        if (hooks)
+                q->hooks = *hooks;
+        q->capacity = capacity;
+        hashmap_init(&q->by_id);
+        hashmap_init(&q->by_devnode);
+        hashmap_init(&q->by_devpath);
+        hashmap_init(&q->under);
+
+        r = -pthread_mutex_init(&q->lock, NULL);
+        if (r < 0)
+                goto fail_mutex;
+        r = cond_init_monotonic(&q->takers);
+        if (r < 0)
+                goto fail_takers;
+        r = cond_init_monotonic(&q->space);
+        if (r < 0)
+                goto fail_space;
+        *ret = q;
+        return 0;
+
+fail_space:
+        pthread_cond_destroy(&q->takers);
+fail_takers:
+        pthread_mutex_destroy(&q->lock);
+fail_mutex:
+        free(q);
+        return r;
+}
+
+void event_queue_free(struct event_queue *q)
+{
+        if (!q)
+                return;
+        qe_free_chain(q->queued.head);
+        qe_free_chain(q->lent.head);
+        hashmap_deinit(&q->by_id);
+        hashmap_deinit(&q->by_devnode);
+        hashmap_deinit(&q->by_devpath);
+        hashmap_deinit(&q->under);
+        free(q->scratch);
+        pthread_cond_destroy(&q->space);
+        pthread_cond_destroy(&q->takers);
+        pthread_mutex_destroy(&q->lock);
+        free(q);
+}
+
+static void free_records(struct uevent **evs, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (evs[i])
+                        uevent_free(evs[i]);
+}
+
+int event_queue_push(struct event_queue *q, struct uevent **evs, size_t n)
+{
+        struct qe_list batch = { NULL, NULL };
+        struct queued_event *qe;
+        bool need;
+        int r = 0;
+
+        /* Allocate outside the lock. */
+        for (size_t i = 0; i < n; i++) {
+                if (!evs[i])
+                        continue;
+                qe = qe_new(evs[i]);
+                if (!qe) {
+                        /* Records already attached are freed with the chain. */
+                        qe_free_chain(batch.head);
+                        free_records(evs + i, n - i);
+                        return -ENOMEM;
+                }
+                list_append(&batch, qe);
+        }
+
+        pthread_mutex_lock(&q->lock);
+        if (q->shutdown) {
+                pthread_mutex_unlock(&q->lock);
+                qe_free_chain(batch.head);
+                return -ESHUTDOWN;
+        }
+        while ((qe = batch.head)) {
+                list_remove(&batch, qe);
+                r = insert_locked(q, qe);
+                if (r < 0) {
+                        list_append(&batch, qe); /* free with the rest below */
+                        break;
+                }
+        }
+        update_busy_locked(q);
+        wake_takers_locked(q);
+        need = need_worker_locked(q);
+        pthread_mutex_unlock(&q->lock);
+
+        /* After a failure `batch` holds the event that failed and all later ones. */
+        qe_free_chain(batch.head);
+        if (need)
+                q->hooks.on_need_worker(q->hooks.userdata);
+        return r;
+}
+
+static int cond_wait_until(pthread_cond_t *c, pthread_mutex_t *m, uint64_t deadline_usec)
+{
+        struct timespec ts;
+
+        if (deadline_usec == USEC_INFINITY) {
+                pthread_cond_wait(c, m);
+                return 0;
+        }
+        ts.tv_sec = (time_t)(deadline_usec / USEC_PER_SEC);
+        ts.tv_nsec = (long)((deadline_usec % USEC_PER_SEC) * NSEC_PER_USEC);
+        return -pthread_cond_timedwait(c, m, &ts);
+}
+
+/* Wait on `space` until done(q) is true or the deadline passes. */
+static int wait_space(struct event_queue *q, uint64_t deadline_usec,
+                      int (*done)(const struct event_queue *q))
+{
+        bool timed_out = false;
+        int r;
+
+        pthread_mutex_lock(&q->lock);
+        q->n_space_waiters++;
+        for (;;) {
+                r = done(q);
+                if (r <= 0)
+                        break;
+                if (timed_out) {
+                        r = -ETIMEDOUT;
+                        break;
+                }
+                timed_out = cond_wait_until(&q->space, &q->lock, deadline_usec) == -ETIMEDOUT;
+        }
+        q->n_space_waiters--;
+        pthread_mutex_unlock(&q->lock);
+        return r;
+}
+
+/* 0: capacity available, -ESHUTDOWN, 1: keep waiting. */
+static int capacity_done(const struct event_queue *q)
+{
+        if (q->shutdown)
+                return -ESHUTDOWN;
+        if (q->capacity == 0 || total_locked(q) < q->capacity)
+                return 0;
+        return 1;
+}
+
+int event_queue_wait_capacity(struct event_queue *q, uint64_t deadline_usec)
+{
+        return wait_space(q, deadline_usec, capacity_done);
+}
+
+static int empty_done(const struct event_queue *q)
+{
+        return total_locked(q) == 0 ? 0 : 1;
+}
+
+int event_queue_wait_empty(struct event_queue *q, uint64_t deadline_usec)
+{
+        return wait_space(q, deadline_usec, empty_done);
+}
+
+struct queued_event *event_queue_take(struct event_queue *q)
+{
+        struct queued_event *qe;
+
+        pthread_mutex_lock(&q->lock);
+        while (takeable_locked(q) == 0) {
+                if (q->shutdown && (q->paused || q->n_queued == 0)) {
+                        pthread_mutex_unlock(&q->lock);
+                        return NULL;
+                }
+                q->n_waiting++;
+                pthread_cond_wait(&q->takers, &q->lock);
+                q->n_waiting--;
+                if (q->n_signalled > 0)
+                        q->n_signalled--;
+        }
+
+        qe = runnable_pop_locked(q);
+        list_remove(&q->queued, qe);
+        q->n_queued--;
+        qe->state = QE_RUNNING;
+        qe->start_usec = now_usec(CLOCK_MONOTONIC);
+        list_append(&q->lent, qe);
+        q->n_running++;
+
+        if (q->shutdown && q->n_queued == 0)
+                pthread_cond_broadcast(&q->takers); /* the others may leave now */
+        else
+                wake_takers_locked(q); /* make up for a wake-up lost to a spurious one */
+        pthread_mutex_unlock(&q->lock);
+        return qe;
+}
+
+void event_queue_done(struct event_queue *q, struct queued_event *qe)
+{
+        if (!qe)
+                return;
+
+        pthread_mutex_lock(&q->lock);
+        assert(qe->state != QE_QUEUED);
+        list_remove(&q->lent, qe);
+        if (qe->state == QE_RUNNING) {
+                release_locked(q, qe);
+                q->n_running--;
+                q->done_total++;
+                count_decreased_locked(q);
+                wake_takers_locked(q);
+        }
+        pthread_mutex_unlock(&q->lock);
+        qe_free(qe);
+}
+
+const struct uevent *queued_event_uevent(const struct queued_event *qe)
+{
+        return qe->ev;
+}
+
+uint64_t queued_event_start_usec(const struct queued_event *qe)
+{
+        return qe->start_usec;
+}
+
+void event_queue_set_paused(struct event_queue *q, bool paused)
+{
+        bool need = false;
+
+        pthread_mutex_lock(&q->lock);
+        q->paused = paused;
+        if (q->shutdown)
+                pthread_cond_broadcast(&q->takers);
+        else if (!paused) {
+                wake_takers_locked(q);
+                need = need_worker_locked(q);
+        }
+        pthread_mutex_unlock(&q->lock);
+        if (need)
+                q->hooks.on_need_worker(q->hooks.userdata);
+}
+
+void event_queue_set_max_running(struct event_queue *q, unsigned max_running)
+{
+        bool need;
+
+        pthread_mutex_lock(&q->lock);
+        q->max_running = max_running;
+        wake_takers_locked(q);
+        need = !q->shutdown && need_worker_locked(q);
+        pthread_mutex_unlock(&q->lock);
+        if (need)
+                q->hooks.on_need_worker(q->hooks.userdata);
+}
+
+/* Free every queued event. All dependants of a running event are queued
+ * (blocked), so the running events simply forget theirs. */
+static struct queued_event *drop_queued_locked(struct event_queue *q)
+{
+        struct queued_event *dropped = q->queued.head;
+
+        for (struct queued_event *qe = q->lent.head; qe; qe = qe->next)
+                if (qe->state == QE_RUNNING)
+                        qe->n_dependants = 0;
+        for (struct queued_event *qe = q->queued.head; qe; qe = qe->next)
+                unregister_locked(q, qe);
+        q->queued = (struct qe_list){ NULL, NULL };
+        q->runnable_head = q->runnable_tail = NULL;
+        q->n_runnable = 0;
+        q->n_queued = 0;
+        count_decreased_locked(q);
+        return dropped;
+}
+
+void event_queue_shutdown(struct event_queue *q, bool drop_queued)
+{
+        struct queued_event *dropped = NULL;
+
+        pthread_mutex_lock(&q->lock);
+        q->shutdown = true;
+        if (drop_queued)
+                dropped = drop_queued_locked(q);
+        pthread_cond_broadcast(&q->takers);
+        pthread_cond_broadcast(&q->space);
+        pthread_mutex_unlock(&q->lock);
+        qe_free_chain(dropped);
+}
+
+void event_queue_get_stats(struct event_queue *q, struct event_queue_stats *ret)
+{
+        pthread_mutex_lock(&q->lock);
+        *ret = (struct event_queue_stats){
+                .queued = q->n_queued,
+                .running = q->n_running,
+                .runnable = q->n_runnable,
+                .pushed_total = q->pushed_total,
+                .done_total = q->done_total,
+        };
+        pthread_mutex_unlock(&q->lock);
+}
+
+void event_queue_foreach_running(struct event_queue *q,
+                                 void (*cb)(struct queued_event *qe, void *userdata),
+                                 void *userdata)
+{
+        uint64_t done_before;
+        bool need;
+
+        pthread_mutex_lock(&q->lock);
+        done_before = q->done_total;
+        /* Abandoned events stay on the list, so the callback may abandon any. */
+        for (struct queued_event *qe = q->lent.head; qe; qe = qe->next)
+                if (qe->state == QE_RUNNING)
+                        cb(qe, userdata);
+        need = q->done_total != done_before && !q->shutdown && need_worker_locked(q);
+        pthread_mutex_unlock(&q->lock);
+        if (need)
+                q->hooks.on_need_worker(q->hooks.userdata);
+}
+
+void queued_event_abandon_locked(struct event_queue *q, struct queued_event *qe)
+{
+        if (qe->state != QE_RUNNING)
+                return;
+        qe->state = QE_ABANDONED;
+        atomic_store(&qe->abandoned, true);
+        release_locked(q, qe);
+        q->n_running--;
+        q->done_total++;
+        count_decreased_locked(q);
+        wake_takers_locked(q);
+}
+
+bool queued_event_abandoned(const struct queued_event *qe)
+{
+        return atomic_load(&((struct queued_event *)qe)->abandoned);
+}

@@ -1,0 +1,280 @@
+/* threads: manager (runs before any other thread exists) */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "shared/log.h"
+#include "shared/time-util.h"
+#include "udevd/manager.h"
+#include "udevd/settings.h"
+
+unsigned udevd_default_children_max(void)
+{
+        cpu_set_t set;
+        unsigned cpus = 1;
+        long pages = sysconf(_SC_PHYS_PAGES), pagesize = sysconf(_SC_PAGESIZE);
+        unsigned long long mem_limit;
+
+        if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+                cpus = (unsigned)CPU_COUNT(&set);
+        unsigned n = 2 * cpus + 16;
+        if (pages > 0 && pagesize > 0) {
+                mem_limit = (unsigned long long)pages * (unsigned long long)pagesize /
+                            (128ULL * 1024 * 1024);
+                n = (unsigned)MIN((unsigned long long)n, MAX(mem_limit, 10ULL));
+        }
+        return MIN(n, (unsigned)UDEVD_CHILDREN_MAX_LIMIT);
+}
+
+static const struct {
+        const char *name;
+        int sig;
+} signals[] = {
+        { "SIGKILL", SIGKILL }, { "SIGTERM", SIGTERM }, { "SIGINT", SIGINT },
+        { "SIGHUP", SIGHUP },   { "SIGABRT", SIGABRT }, { "SIGQUIT", SIGQUIT },
+        { "SIGUSR1", SIGUSR1 }, { "SIGUSR2", SIGUSR2 },
+};
+
+static int parse_signal(const char *s)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(signals); i++)
+                if (strcmp(s, signals[i].name) == 0 || strcmp(s, signals[i].name + 3) == 0)
+                        return signals[i].sig;
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (*s && !*end && v > 0 && v < NSIG)
+                return (int)v;
+        return -EINVAL;
+}
+
+static void help(void)
+{
+        printf("udevd [OPTIONS...]\n\n"
+               "Rule-based manager for device events and files (tudev).\n\n"
+               "  -h --help                   Print this message\n"
+               "  -V --version                Print version of the program\n"
+               "  -d --daemon                 Detach and run in the background\n"
+               "  -D --debug                  Enable debug output\n"
+               "  -c --children-max=INT       Set maximum number of workers\n"
+               "  -e --exec-delay=SECONDS     Seconds to wait before executing RUN=\n"
+               "  -t --event-timeout=SECONDS  Seconds to wait before terminating an event\n"
+               "  -N --resolve-names=early|late|never\n"
+               "                              When to resolve users and groups\n"
+               "     --timeout-signal=SIGNAL  Signal for timed-out programs\n"
+               "\nSee the udevd(8) man page for details.\n");
+}
+
+enum {
+        ARG_TIMEOUT_SIGNAL = 0x100,
+        ARG_DEBUG_EVENT_DELAY,
+        ARG_DEBUG_EVENT_DELAY_MATCH,
+        ARG_TEST_ACCEPT_USER_UEVENTS,
+};
+
+/* Returns 1 to continue, 0 to exit successfully, <0 on error. */
+static int parse_argv(int argc, char *argv[], struct udevd_settings *s)
+{
+        static const struct option options[] = {
+                { "daemon", no_argument, NULL, 'd' },
+                { "debug", no_argument, NULL, 'D' },
+                { "children-max", required_argument, NULL, 'c' },
+                { "exec-delay", required_argument, NULL, 'e' },
+                { "event-timeout", required_argument, NULL, 't' },
+                { "resolve-names", required_argument, NULL, 'N' },
+                { "timeout-signal", required_argument, NULL, ARG_TIMEOUT_SIGNAL },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, 'V' },
+                { "debug-event-delay", required_argument, NULL, ARG_DEBUG_EVENT_DELAY },
+                { "debug-event-delay-match", required_argument, NULL,
+                  ARG_DEBUG_EVENT_DELAY_MATCH },
+                { "test-accept-user-uevents", no_argument, NULL, ARG_TEST_ACCEPT_USER_UEVENTS },
+                {}
+        };
+        uint64_t usec;
+        int c, r;
+
+        while ((c = getopt_long(argc, argv, "c:de:Dt:N:hV", options, NULL)) >= 0) {
+                switch (c) {
+                case 'd':
+                        s->daemonize = true;
+                        break;
+                case 'D':
+                        s->debug = true;
+                        break;
+                case 'c': {
+                        char *end;
+                        unsigned long v = strtoul(optarg, &end, 10);
+                        if (!*optarg || *end || v > UDEVD_CHILDREN_MAX_LIMIT)
+                                log_warning("Invalid --children-max='%s', ignoring", optarg);
+                        else
+                                s->children_max = (unsigned)v;
+                        break;
+                }
+                case 'e':
+                        if (parse_timespan_usec(optarg, &usec) < 0)
+                                log_warning("Invalid --exec-delay='%s', ignoring", optarg);
+                        else
+                                s->exec_delay_usec = usec;
+                        break;
+                case 't':
+                        if (parse_timespan_usec(optarg, &usec) < 0 || usec == 0)
+                                log_warning("Invalid --event-timeout='%s', ignoring", optarg);
+                        else
+                                s->event_timeout_usec = usec;
+                        break;
+                case 'N':
+                        if (strcmp(optarg, "early") != 0 && strcmp(optarg, "late") != 0 &&
+                            strcmp(optarg, "never") != 0)
+                                log_warning("Invalid --resolve-names='%s', ignoring", optarg);
+                        break;
+                case ARG_TIMEOUT_SIGNAL:
+                        r = parse_signal(optarg);
+                        if (r < 0)
+                                log_warning("Invalid --timeout-signal='%s', ignoring", optarg);
+                        else
+                                s->timeout_signal = r;
+                        break;
+                case ARG_DEBUG_EVENT_DELAY: {
+                        char *end;
+                        unsigned long ms = strtoul(optarg, &end, 10);
+                        if (!*optarg || *end || ms > 3600000)
+                                log_warning("Invalid --debug-event-delay='%s' (milliseconds), "
+                                            "ignoring", optarg);
+                        else
+                                s->debug_event_delay_usec = ms * USEC_PER_MSEC;
+                        break;
+                }
+                case ARG_DEBUG_EVENT_DELAY_MATCH:
+                        s->debug_event_delay_match = optarg;
+                        break;
+                case ARG_TEST_ACCEPT_USER_UEVENTS:
+                        s->accept_user_uevents = true;
+                        break;
+                case 'h':
+                        help();
+                        return 0;
+                case 'V':
+                        printf("%s\n", VERSION);
+                        return 0;
+                default:
+                        return -EINVAL;
+                }
+        }
+        if (optind < argc) {
+                log_error("Extraneous argument: %s", argv[optind]);
+                return -EINVAL;
+        }
+        return 1;
+}
+
+/* Fork; the parent waits on a pipe until the child reports readiness (one
+ * byte) or dies, and exits accordingly. Returns the write end in the child. */
+static int daemonize(int *ret_ready_fd)
+{
+        int pfd[2];
+        pid_t pid;
+
+        if (pipe2(pfd, O_CLOEXEC) < 0)
+                return log_error_errno(errno, "Failed to create pipe: %m");
+        pid = fork();
+        if (pid < 0)
+                return log_error_errno(errno, "Failed to fork daemon: %m");
+        if (pid > 0) {
+                char b = 0;
+                safe_close(pfd[1]);
+                ssize_t n;
+                do
+                        n = read(pfd[0], &b, 1);
+                while (n < 0 && errno == EINTR);
+                _exit(n == 1 && b == 'R' ? EXIT_SUCCESS : EXIT_FAILURE);
+        }
+        safe_close(pfd[0]);
+        if (setsid() < 0)
+                log_warning_errno(errno, "setsid() failed: %m");
+        *ret_ready_fd = pfd[1];
+        return 0;
+}
+
+static void redirect_stdio_to_null(void)
+{
+        int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (fd < 0)
+                return;
+        for (int i = 0; i < 3; i++)
+                if (fd != i)
+                        dup2(fd, i); /* dup2 clears O_CLOEXEC on the copies */
+        if (fd > 2)
+                safe_close(fd);
+}
+
+int main(int argc, char *argv[])
+{
+        struct udevd_settings settings = {
+                .event_timeout_usec = 180 * USEC_PER_SEC,
+                .timeout_signal = SIGKILL,
+                .run_dir = UDEVD_RUN_DIR,
+        };
+        struct manager *m = NULL;
+        int ready_fd = -1;
+        sigset_t all;
+        int r;
+
+        log_set_target(LOG_TARGET_CONSOLE, "udevd");
+        r = parse_argv(argc, argv, &settings);
+        if (r <= 0)
+                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        if (settings.debug)
+                log_set_max_level(LOG_DEBUG);
+        if (getuid() != 0) {
+                log_error("udevd must run as root");
+                return EXIT_FAILURE;
+        }
+        umask(022);
+
+        /* Every thread inherits this mask; the manager reads signals via signalfd. */
+        sigfillset(&all);
+        sigdelset(&all, SIGSEGV);
+        sigdelset(&all, SIGBUS);
+        sigdelset(&all, SIGFPE);
+        sigdelset(&all, SIGILL);
+        sigdelset(&all, SIGABRT);
+        sigprocmask(SIG_SETMASK, &all, NULL);
+        signal(SIGPIPE, SIG_IGN);
+
+        if (settings.daemonize) {
+                r = daemonize(&ready_fd);
+                if (r < 0)
+                        return EXIT_FAILURE;
+                if (!settings.debug) {
+                        redirect_stdio_to_null();
+                        log_set_target(LOG_TARGET_SYSLOG, "udevd");
+                }
+        }
+
+        r = manager_new(&settings, &m);
+        if (r < 0) {
+                log_error_errno(r, "Failed to initialize: %m");
+                return EXIT_FAILURE;
+        }
+        r = manager_start(m);
+        if (r < 0) {
+                manager_free(m);
+                return EXIT_FAILURE;
+        }
+        if (ready_fd >= 0) {
+                ssize_t _unused_ w = write(ready_fd, "R", 1);
+                ready_fd = safe_close(ready_fd);
+        }
+        r = manager_run(m);
+        if (r == -ETIMEDOUT)
+                _exit(EXIT_FAILURE); /* workers are stuck: do not join them */
+        manager_free(m);
+        return r == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

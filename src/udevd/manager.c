@@ -1,0 +1,419 @@
+/* threads: manager (the queue hooks run on the listener and worker threads) */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+
+#include "device/db.h"
+#include "shared/fileio.h"
+#include "shared/log.h"
+#include "shared/time-util.h"
+#include "udevd/broadcast.h"
+#include "udevd/ctrl-server.h"
+#include "udevd/event-process.h"
+#include "udevd/event-queue.h"
+#include "udevd/loop.h"
+#include "udevd/manager.h"
+#include "udevd/netlink-listener.h"
+#include "udevd/worker-pool.h"
+
+#define MANAGER_TICK_USEC USEC_PER_SEC
+
+struct manager {
+        const struct udevd_settings *settings; /* borrowed */
+        char queue_path[256];
+        char control_path[256];
+        struct loop *loop;
+        struct event_queue *queue;
+        struct worker_pool *pool;
+        struct listener *listener;
+        struct ctrl_server *ctrl;
+        struct broadcaster bc; /* failure broadcasts of timed-out events */
+        int signal_fd;
+        int timer_fd;
+        unsigned children_max;
+        bool exiting;
+        bool drain_on_exit;
+        int exit_status;
+        /* Global properties set by `udevadm control --property`; the rules
+         * engine will read them from its snapshot. */
+        pthread_mutex_t env_lock;
+        struct strlist global_env;
+};
+
+/* ---- queue hooks (called on listener/worker threads) ---- */
+
+static void on_queue_busy_changed(bool busy, void *userdata)
+{
+        struct manager *m = userdata;
+        int r;
+
+        if (busy) {
+                r = touch_file(m->queue_path, 0644);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to create %s: %m", m->queue_path);
+        } else if (unlink(m->queue_path) < 0 && errno != ENOENT) {
+                log_warning_errno(errno, "Failed to remove %s: %m", m->queue_path);
+        }
+}
+
+static void on_queue_need_worker(void *userdata)
+{
+        struct manager *m = userdata;
+        worker_pool_grow(m->pool);
+}
+
+/* ---- control requests ---- */
+
+static void set_global_env(struct manager *m, const char *assignment)
+{
+        const char *eq = strchr(assignment, '=');
+        size_t klen = (size_t)(eq - assignment);
+
+        pthread_mutex_lock(&m->env_lock);
+        for (size_t i = 0; i < m->global_env.n; i++) {
+                const char *e = m->global_env.items[i];
+                if (strncmp(e, assignment, klen + 1) == 0) {
+                        strlist_remove(&m->global_env, e);
+                        break;
+                }
+        }
+        if (eq[1] != '\0' && strlist_add(&m->global_env, assignment) < 0)
+                log_error("Out of memory storing global property");
+        pthread_mutex_unlock(&m->env_lock);
+        log_debug("control: global property %s%s", assignment, eq[1] ? "" : " (unset)");
+}
+
+static void begin_exit(struct manager *m, bool drain)
+{
+        if (m->exiting)
+                return;
+        m->exiting = true;
+        m->drain_on_exit = drain;
+        ctrl_server_stop_accepting(m->ctrl);
+}
+
+static void on_ctrl_msg(const struct ctrl_msg *msg, void *userdata)
+{
+        struct manager *m = userdata;
+
+        switch (msg->type) {
+        case CTRL_MSG_SET_LOG_LEVEL:
+                if (msg->intval < 0 || msg->intval > 7) {
+                        log_warning("control: ignoring invalid log level %d", msg->intval);
+                        break;
+                }
+                log_info("control: log level set to %s", log_level_to_string(msg->intval));
+                log_set_max_level(msg->intval);
+                break;
+        case CTRL_MSG_STOP_EXEC_QUEUE:
+                log_debug("control: stop exec queue");
+                event_queue_set_paused(m->queue, true);
+                break;
+        case CTRL_MSG_START_EXEC_QUEUE:
+                log_debug("control: start exec queue");
+                event_queue_set_paused(m->queue, false);
+                break;
+        case CTRL_MSG_RELOAD:
+                /* Nothing to reload until the rules engine exists. */
+                log_debug("control: reload");
+                break;
+        case CTRL_MSG_SET_ENV:
+                set_global_env(m, msg->strval);
+                break;
+        case CTRL_MSG_SET_CHILDREN_MAX: {
+                unsigned n = msg->intval > 0 ? (unsigned)msg->intval : udevd_default_children_max();
+                if (msg->intval < 0) {
+                        log_warning("control: ignoring invalid children max %d", msg->intval);
+                        break;
+                }
+                n = MIN(n, (unsigned)UDEVD_CHILDREN_MAX_LIMIT);
+                log_debug("control: children max %u", n);
+                m->children_max = n;
+                worker_pool_set_max(m->pool, n);
+                worker_pool_grow(m->pool);
+                break;
+        }
+        case CTRL_MSG_EXIT:
+                log_info("control: exit requested");
+                begin_exit(m, true);
+                break;
+        default:
+                break;
+        }
+}
+
+static uint64_t on_ctrl_request_sync(void *userdata)
+{
+        struct manager *m = userdata;
+        return listener_request_sync(m->listener);
+}
+
+static uint64_t on_ctrl_synced(void *userdata)
+{
+        struct manager *m = userdata;
+        return listener_synced(m->listener);
+}
+
+/* ---- loop sources ---- */
+
+static void on_listener_sync(struct loop *l, int fd, uint32_t revents, void *userdata)
+{
+        struct manager *m = userdata;
+        uint64_t v;
+
+        if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+                log_debug_errno(errno, "sync eventfd read failed: %m");
+        ctrl_server_sync_done(m->ctrl, listener_synced(m->listener));
+}
+
+static void on_signal(struct loop *l, int fd, uint32_t revents, void *userdata)
+{
+        struct manager *m = userdata;
+        struct signalfd_siginfo si;
+
+        while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+                switch (si.ssi_signo) {
+                case SIGTERM:
+                case SIGINT:
+                        log_info("Received %s, exiting", sigabbrev_np((int)si.ssi_signo));
+                        begin_exit(m, false);
+                        break;
+                case SIGHUP:
+                        log_debug("Received SIGHUP: reload (nothing to reload yet)");
+                        break;
+                default:
+                        break;
+                }
+        }
+}
+
+struct timeout_check {
+        struct manager *m;
+        uint64_t now;
+};
+
+static void check_event_timeout(struct queued_event *qe, void *userdata)
+{
+        struct timeout_check *tc = userdata;
+        const struct uevent *ev = queued_event_uevent(qe);
+        uint64_t timeout = tc->m->settings->event_timeout_usec;
+        uint64_t age = tc->now - queued_event_start_usec(qe);
+        uint64_t warn_at = (timeout + 2) / 3;
+
+        if (queued_event_abandoned(qe))
+                return;
+        if (age >= timeout) {
+                log_error("SEQNUM=%" PRIu64 " %s (%s) timed out after %" PRIu64 " s; "
+                          "abandoning it",
+                          ev->seqnum, ev->devpath, ev->subsystem, age / USEC_PER_SEC);
+                queued_event_abandon_locked(tc->m->queue, qe);
+                int r = event_broadcast_failure(&tc->m->bc, ev, -ETIMEDOUT);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to broadcast the failed event: %m");
+        } else if (age >= warn_at && age < warn_at + MANAGER_TICK_USEC) {
+                log_warning("SEQNUM=%" PRIu64 " %s (%s) is taking a long time (%" PRIu64 " s)",
+                            ev->seqnum, ev->devpath, ev->subsystem, age / USEC_PER_SEC);
+        }
+}
+
+static void on_timer(struct loop *l, int fd, uint32_t revents, void *userdata)
+{
+        struct manager *m = userdata;
+        struct timeout_check tc = { .m = m, .now = now_usec(CLOCK_MONOTONIC) };
+        uint64_t v;
+
+        if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+                log_debug_errno(errno, "timerfd read failed: %m");
+        ctrl_server_expire(m->ctrl, tc.now);
+        event_queue_foreach_running(m->queue, check_event_timeout, &tc);
+}
+
+/* ---- setup ---- */
+
+static int setup_signals(struct manager *m)
+{
+        sigset_t mask;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        sigaddset(&mask, SIGCHLD);
+        m->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (m->signal_fd < 0)
+                return log_error_errno(errno, "Failed to create signalfd: %m");
+        return loop_add(m->loop, m->signal_fd, EPOLLIN, on_signal, m);
+}
+
+static int setup_timer(struct manager *m)
+{
+        struct itimerspec its = {
+                .it_interval = { .tv_sec = 1 },
+                .it_value = { .tv_sec = 1 },
+        };
+
+        m->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+        if (m->timer_fd < 0 || timerfd_settime(m->timer_fd, 0, &its, NULL) < 0)
+                return log_error_errno(errno, "Failed to create timerfd: %m");
+        return loop_add(m->loop, m->timer_fd, EPOLLIN, on_timer, m);
+}
+
+int manager_new(const struct udevd_settings *settings, struct manager **ret)
+{
+        struct manager *m;
+        int r;
+
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->settings = settings;
+        m->signal_fd = m->timer_fd = -1;
+        m->bc = (struct broadcaster)BROADCASTER_NULL;
+        pthread_mutex_init(&m->env_lock, NULL);
+        snprintf(m->queue_path, sizeof(m->queue_path), "%s/queue", settings->run_dir);
+        snprintf(m->control_path, sizeof(m->control_path), "%s/control", settings->run_dir);
+
+        r = mkdir_p(settings->run_dir, 0755);
+        if (r < 0) {
+                log_error_errno(r, "Failed to create %s: %m", settings->run_dir);
+                goto fail;
+        }
+        /* A queue flag left by a crashed instance would make settle wait forever. */
+        (void)unlink(m->queue_path);
+
+        m->children_max = settings->children_max ?: udevd_default_children_max();
+        struct event_queue_hooks hooks = {
+                .on_busy_changed = on_queue_busy_changed,
+                .on_need_worker = on_queue_need_worker,
+                .userdata = m,
+        };
+        r = event_queue_new(&hooks, UDEVD_QUEUE_CAPACITY, &m->queue);
+        if (r < 0)
+                goto fail;
+        event_queue_set_max_running(m->queue, m->children_max);
+        r = worker_pool_new(m->queue, settings, m->children_max, &m->pool);
+        if (r < 0)
+                goto fail;
+        r = loop_new(&m->loop);
+        if (r < 0)
+                goto fail;
+        r = setup_signals(m);
+        if (r < 0)
+                goto fail;
+        r = setup_timer(m);
+        if (r < 0)
+                goto fail;
+        r = broadcaster_open(&m->bc);
+        if (r < 0) {
+                log_error_errno(r, "Failed to open the broadcast socket: %m");
+                goto fail;
+        }
+        r = listener_new(m->queue, settings->accept_user_uevents, &m->listener);
+        if (r < 0)
+                goto fail;
+        r = loop_add(m->loop, listener_sync_fd(m->listener), EPOLLIN, on_listener_sync, m);
+        if (r < 0)
+                goto fail;
+        struct ctrl_server_ops ops = {
+                .handle = on_ctrl_msg,
+                .request_sync = on_ctrl_request_sync,
+                .synced = on_ctrl_synced,
+                .userdata = m,
+        };
+        /* Last: the socket's existence tells clients that udev is running. */
+        r = ctrl_server_new(m->loop, m->control_path, &ops, &m->ctrl);
+        if (r < 0)
+                goto fail;
+        *ret = m;
+        return 0;
+fail:
+        manager_free(m);
+        return r;
+}
+
+int manager_start(struct manager *m)
+{
+        int r = listener_start(m->listener);
+        if (r < 0)
+                return log_error_errno(r, "Failed to start the listener thread: %m");
+        log_info("tudev udevd " VERSION " running with at most %u workers", m->children_max);
+        return 0;
+}
+
+static void log_stats(struct manager *m)
+{
+        struct listener_stats ls;
+        struct worker_pool_stats ps;
+        struct event_queue_stats qs;
+
+        listener_get_stats(m->listener, &ls);
+        worker_pool_get_stats(m->pool, &ps);
+        event_queue_get_stats(m->queue, &qs);
+        log_info("stats: received=%" PRIu64 " processed=%" PRIu64 " failed=%" PRIu64
+                 " forged=%" PRIu64 " malformed=%" PRIu64 " enobufs=%" PRIu64
+                 " dropped_at_exit=%zu workers=%u",
+                 ls.received, ps.processed, ps.failed, ls.forged, ls.malformed, ls.enobufs,
+                 qs.queued, ps.workers);
+}
+
+int manager_run(struct manager *m)
+{
+        while (!m->exiting) {
+                int r = loop_run_once(m->loop, -1);
+                if (r < 0) {
+                        log_error_errno(r, "Event loop failed: %m");
+                        m->exit_status = 1;
+                        break;
+                }
+        }
+
+        /* Stop receiving, then drain (control exit) or drop the queued events
+         * (SIGTERM); running events finish or time out. */
+        listener_stop(m->listener);
+        struct event_queue_stats qs;
+        event_queue_get_stats(m->queue, &qs);
+        if (!m->drain_on_exit && qs.queued > 0)
+                log_info("Dropping %zu queued events", qs.queued);
+        event_queue_shutdown(m->queue, !m->drain_on_exit);
+        uint64_t deadline = now_usec(CLOCK_MONOTONIC) + m->settings->event_timeout_usec;
+        if (event_queue_wait_empty(m->queue, deadline) < 0) {
+                log_error("Events still running at the exit deadline; exiting without them");
+                log_stats(m);
+                return -ETIMEDOUT;
+        }
+        worker_pool_join(m->pool);
+        log_stats(m);
+        return m->exit_status;
+}
+
+void manager_free(struct manager *m)
+{
+        if (!m)
+                return;
+        ctrl_server_free(m->ctrl);
+        if (m->listener) {
+                loop_remove(m->loop, listener_sync_fd(m->listener));
+                listener_free(m->listener);
+        }
+        if (m->queue)
+                event_queue_shutdown(m->queue, true);
+        worker_pool_free(m->pool);
+        event_queue_free(m->queue);
+        broadcaster_close(&m->bc);
+        safe_close(m->signal_fd);
+        safe_close(m->timer_fd);
+        loop_free(m->loop);
+        strlist_clear(&m->global_env);
+        pthread_mutex_destroy(&m->env_lock);
+        (void)unlink(m->queue_path);
+        free(m);
+}

@@ -1,0 +1,18 @@
+/* threads: manager */
+#pragma once
+/* The manager: owns the queue, the listener thread, the worker pool and the
+ * control socket, and runs the main epoll loop (signalfd, control socket,
+ * listener sync notifications, a 1 s housekeeping timer). */
+
+#include "udevd/settings.h"
+
+struct manager;
+
+/* Creates /run/udev, the control socket and the uevent socket. No thread is
+ * started yet. Borrows settings. */
+int manager_new(const struct udevd_settings *settings, struct manager **ret);
+/* Start the listener; from now on the process is multi-threaded. */
+int manager_start(struct manager *m);
+/* Run until SIGTERM/SIGINT or a control "exit"; returns the exit status. */
+int manager_run(struct manager *m);
+void manager_free(struct manager *m);

@@ -1,0 +1,325 @@
+/* threads: listener thread (loop), manager (start/stop/sync API) */
+#include <errno.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+
+#include "proto/uevent.h"
+#include "shared/log.h"
+#include "shared/time-util.h"
+#include "udevd/event-queue.h"
+#include "udevd/netlink-listener.h"
+#include "udevd/settings.h"
+
+#define LISTENER_BATCH 32 /* datagrams per recvmmsg() */
+
+struct listener {
+        struct event_queue *queue; /* borrowed */
+        bool accept_user_uevents;
+        int nl_fd;
+        int wake_fd;  /* manager -> listener: sync requested or stop */
+        int sync_fd;  /* listener -> manager: a sync completed */
+        pthread_t thread;
+        bool started;
+        _Atomic bool stop;
+        _Atomic uint64_t sync_requested;
+        _Atomic uint64_t sync_done;
+        _Atomic uint64_t n_received, n_forged, n_malformed, n_enobufs, last_seqnum;
+        bool loss_pending; /* listener thread only: an overrun happened, gap not yet reported */
+
+        /* receive buffers, used only by the listener thread */
+        struct mmsghdr msgs[LISTENER_BATCH];
+        struct iovec iovs[LISTENER_BATCH];
+        struct sockaddr_nl addrs[LISTENER_BATCH];
+        union {
+                char buf[CMSG_SPACE(sizeof(struct ucred))];
+                struct cmsghdr align;
+        } cmsgs[LISTENER_BATCH];
+        char data[LISTENER_BATCH][UEVENT_BUFFER_MAX + 1];
+};
+
+static int open_uevent_socket(int *ret)
+{
+        struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+        int size = UDEVD_RCVBUF_SIZE, one = 1;
+        int fd;
+
+        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
+        if (fd < 0)
+                return log_error_errno(errno, "Failed to create uevent socket: %m");
+        if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0 &&
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) < 0)
+                log_warning_errno(errno, "Failed to enlarge the uevent receive buffer: %m");
+        if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0) {
+                int r = log_error_errno(errno, "Failed to enable SO_PASSCRED: %m");
+                safe_close(fd);
+                return r;
+        }
+        if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+                int r = log_error_errno(errno, "Failed to bind the uevent socket: %m");
+                safe_close(fd);
+                return r;
+        }
+        *ret = fd;
+        return 0;
+}
+
+int listener_new(struct event_queue *q, bool accept_user_uevents, struct listener **ret)
+{
+        struct listener *l;
+        int r;
+
+        l = calloc(1, sizeof(*l));
+        if (!l)
+                return -ENOMEM;
+        l->queue = q;
+        l->accept_user_uevents = accept_user_uevents;
+        l->nl_fd = l->wake_fd = l->sync_fd = -1;
+        r = open_uevent_socket(&l->nl_fd);
+        if (r < 0)
+                goto fail;
+        l->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        l->sync_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (l->wake_fd < 0 || l->sync_fd < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        for (size_t i = 0; i < LISTENER_BATCH; i++) {
+                l->iovs[i] = (struct iovec){ .iov_base = l->data[i], .iov_len = sizeof(l->data[i]) };
+        }
+        *ret = l;
+        return 0;
+fail:
+        listener_free(l);
+        return r;
+}
+
+/* Validate sender and credentials of one received datagram. */
+static bool message_is_trusted(struct listener *l, const struct msghdr *mh)
+{
+        const struct sockaddr_nl *sa = mh->msg_name;
+        const struct ucred *cred = NULL;
+
+        for (struct cmsghdr *c = CMSG_FIRSTHDR((struct msghdr *)mh); c;
+             c = CMSG_NXTHDR((struct msghdr *)mh, c))
+                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+                    c->cmsg_len == CMSG_LEN(sizeof(struct ucred)))
+                        cred = (const struct ucred *)CMSG_DATA(c);
+        if (!cred || cred->uid != 0)
+                return false;
+        if (mh->msg_namelen < sizeof(*sa) || sa->nl_family != AF_NETLINK)
+                return false;
+        if (sa->nl_groups != 1)
+                return false;
+        if (sa->nl_pid != 0 && !l->accept_user_uevents)
+                return false;
+        return true;
+}
+
+static void handle_enobufs(struct listener *l)
+{
+        uint64_t n = atomic_fetch_add(&l->n_enobufs, 1) + 1;
+
+        l->loss_pending = true;
+
+        log_error("Kernel uevent receive buffer overrun (#%llu): uevents after SEQNUM=%llu "
+                  "were lost; the next received SEQNUM bounds the loss",
+                  (unsigned long long)n, (unsigned long long)atomic_load(&l->last_seqnum));
+}
+
+/* Receive everything available (one or more recvmmsg rounds) and push it.
+ * Returns the number of datagrams read, 0 if none, or -errno. */
+static int receive_batch(struct listener *l)
+{
+        struct uevent *evs[LISTENER_BATCH];
+        size_t n_evs = 0;
+        int n;
+
+        for (size_t i = 0; i < LISTENER_BATCH; i++) {
+                l->msgs[i].msg_hdr = (struct msghdr){
+                        .msg_name = &l->addrs[i],
+                        .msg_namelen = sizeof(l->addrs[i]),
+                        .msg_iov = &l->iovs[i],
+                        .msg_iovlen = 1,
+                        .msg_control = l->cmsgs[i].buf,
+                        .msg_controllen = sizeof(l->cmsgs[i].buf),
+                };
+                l->msgs[i].msg_len = 0;
+        }
+        n = recvmmsg(l->nl_fd, l->msgs, LISTENER_BATCH, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, NULL);
+        if (n < 0) {
+                if (errno == EAGAIN || errno == EINTR)
+                        return 0;
+                if (errno == ENOBUFS) {
+                        handle_enobufs(l);
+                        return 1; /* keep reading: the socket is usable again */
+                }
+                return log_error_errno(errno, "Failed to receive uevents: %m");
+        }
+
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        for (int i = 0; i < n; i++) {
+                struct msghdr *mh = &l->msgs[i].msg_hdr;
+                size_t len = l->msgs[i].msg_len;
+                struct uevent *ev;
+                int r;
+
+                if (!message_is_trusted(l, mh)) {
+                        atomic_fetch_add(&l->n_forged, 1);
+                        log_ratelimited(LOG_WARNING,
+                                        "Dropped a uevent not sent by the kernel (sender port %u)",
+                                        ((struct sockaddr_nl *)mh->msg_name)->nl_pid);
+                        continue;
+                }
+                if ((mh->msg_flags & MSG_TRUNC) || len > UEVENT_BUFFER_MAX) {
+                        atomic_fetch_add(&l->n_malformed, 1);
+                        log_ratelimited(LOG_WARNING, "Dropped an over-long uevent (%zu bytes)", len);
+                        continue;
+                }
+                r = uevent_parse_kernel(l->data[i], len, now, &ev);
+                if (r < 0) {
+                        atomic_fetch_add(&l->n_malformed, 1);
+                        log_ratelimited(LOG_WARNING, "Dropped a malformed uevent (%zu bytes): %s",
+                                        len, r == -E2BIG ? "too large" : "bad format");
+                        continue;
+                }
+                uint64_t last = atomic_load(&l->last_seqnum);
+                if (l->loss_pending) {
+                        l->loss_pending = false;
+                        log_error("Uevents lost in the overrun: SEQNUM %llu..%llu (gaps in that "
+                                  "range may also be events of other network namespaces)",
+                                  (unsigned long long)last + 1,
+                                  (unsigned long long)(ev->seqnum > 0 ? ev->seqnum - 1 : 0));
+                }
+                atomic_store(&l->last_seqnum, ev->seqnum);
+                log_debug("SEQNUM=%llu %s %s (%s) queued", (unsigned long long)ev->seqnum,
+                          uevent_action_to_string(ev->action), ev->devpath, ev->subsystem);
+                evs[n_evs++] = ev;
+        }
+        if (n_evs > 0) {
+                int r = event_queue_push(l->queue, evs, n_evs);
+                if (r < 0)
+                        return r == -ESHUTDOWN ? 0 : log_error_errno(r, "Failed to queue events: %m");
+                atomic_fetch_add(&l->n_received, n_evs);
+        }
+        return n;
+}
+
+/* Read until the socket is empty (used for sync). */
+static void drain_socket(struct listener *l)
+{
+        while (!atomic_load(&l->stop)) {
+                int n = receive_batch(l);
+                if (n <= 0)
+                        break;
+        }
+}
+
+static void *listener_thread(void *userdata)
+{
+        struct listener *l = userdata;
+
+        while (!atomic_load(&l->stop)) {
+                /* Back-pressure: while the queue is full, leave the datagrams in the
+                 * kernel buffer; wake up regularly for stop/sync requests. */
+                int r = event_queue_wait_capacity(l->queue,
+                                                  now_usec(CLOCK_MONOTONIC) + 100 * USEC_PER_MSEC);
+                if (r == -ESHUTDOWN)
+                        break;
+                bool full = r == -ETIMEDOUT;
+
+                struct pollfd pfd[2] = {
+                        { .fd = l->nl_fd, .events = full ? 0 : POLLIN },
+                        { .fd = l->wake_fd, .events = POLLIN },
+                };
+                r = poll(pfd, 2, full ? 0 : 1000);
+                if (r < 0 && errno != EINTR) {
+                        log_error_errno(errno, "listener: poll failed: %m");
+                        break;
+                }
+                if (pfd[1].revents & POLLIN) {
+                        uint64_t v;
+                        ssize_t _unused_ rd = read(l->wake_fd, &v, sizeof(v));
+                }
+                if (pfd[0].revents & (POLLIN | POLLERR))
+                        (void)receive_batch(l);
+
+                /* Sync requests: everything that reached the socket before the request
+                 * is read now (even past capacity: a ping must not hang). */
+                uint64_t want = atomic_load(&l->sync_requested);
+                if (want != atomic_load(&l->sync_done)) {
+                        drain_socket(l);
+                        atomic_store(&l->sync_done, want);
+                        uint64_t one = 1;
+                        ssize_t _unused_ w = write(l->sync_fd, &one, sizeof(one));
+                }
+        }
+        return NULL;
+}
+
+int listener_start(struct listener *l)
+{
+        int r = pthread_create(&l->thread, NULL, listener_thread, l);
+        if (r != 0)
+                return -r;
+        l->started = true;
+        return 0;
+}
+
+static void wake(struct listener *l)
+{
+        uint64_t one = 1;
+        ssize_t _unused_ w = write(l->wake_fd, &one, sizeof(one));
+}
+
+void listener_stop(struct listener *l)
+{
+        if (!l || !l->started)
+                return;
+        atomic_store(&l->stop, true);
+        wake(l);
+        pthread_join(l->thread, NULL);
+        l->started = false;
+}
+
+void listener_free(struct listener *l)
+{
+        if (!l)
+                return;
+        listener_stop(l);
+        safe_close(l->nl_fd);
+        safe_close(l->wake_fd);
+        safe_close(l->sync_fd);
+        free(l);
+}
+
+uint64_t listener_request_sync(struct listener *l)
+{
+        uint64_t ticket = atomic_fetch_add(&l->sync_requested, 1) + 1;
+        wake(l);
+        return ticket;
+}
+
+int listener_sync_fd(const struct listener *l) { return l->sync_fd; }
+
+uint64_t listener_synced(const struct listener *l)
+{
+        return atomic_load(&((struct listener *)l)->sync_done);
+}
+
+void listener_get_stats(const struct listener *l, struct listener_stats *ret)
+{
+        struct listener *m = (struct listener *)l;
+        *ret = (struct listener_stats){
+                .received = atomic_load(&m->n_received),
+                .forged = atomic_load(&m->n_forged),
+                .malformed = atomic_load(&m->n_malformed),
+                .enobufs = atomic_load(&m->n_enobufs),
+                .last_seqnum = atomic_load(&m->last_seqnum),
+        };
+}

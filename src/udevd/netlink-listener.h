@@ -1,0 +1,45 @@
+/* threads: manager (API), listener thread (internals) */
+#pragma once
+/* The netlink listener thread: receives kernel uevents (NETLINK_KOBJECT_UEVENT,
+ * group 1), validates the sender (nl_pid 0, uid 0 credentials), parses them
+ * and pushes them to the event queue in batches. It does nothing else, so the
+ * kernel's socket buffer is drained as fast as possible.
+ *
+ * When the queue is full (event_queue_wait_capacity) the listener stops
+ * reading and the kernel buffer (128 MiB, SO_RCVBUFFORCE) absorbs the storm.
+ * ENOBUFS (the kernel buffer overflowed) is counted and logged at error level
+ * with the last SEQNUM received before the loss and the first one after.
+ *
+ * Sync: the manager answers a control PING only after every uevent that
+ * reached the socket before the PING has been queued: listener_request_sync()
+ * returns a ticket; the listener drains its socket, pushes, then publishes the
+ * ticket as done and makes `listener_sync_fd()` readable. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct event_queue;
+struct listener;
+
+struct listener_stats {
+        uint64_t received;  /* datagrams accepted and queued */
+        uint64_t forged;    /* dropped: not from the kernel */
+        uint64_t malformed; /* dropped: parse errors */
+        uint64_t enobufs;   /* receive buffer overruns */
+        uint64_t last_seqnum;
+};
+
+/* Opens and binds the socket (fd_passed >= 0: use that socket, consumed).
+ * Borrows `q` for its lifetime. */
+int listener_new(struct event_queue *q, bool accept_user_uevents, struct listener **ret);
+int listener_start(struct listener *l);
+/* Ask the thread to stop and join it. Safe if never started. */
+void listener_stop(struct listener *l);
+void listener_free(struct listener *l);
+
+uint64_t listener_request_sync(struct listener *l);
+/* eventfd (CLOEXEC|NONBLOCK) readable when a sync completed; the manager reads
+ * it and then compares listener_synced() with its tickets. */
+int listener_sync_fd(const struct listener *l);
+uint64_t listener_synced(const struct listener *l);
+void listener_get_stats(const struct listener *l, struct listener_stats *ret);

@@ -1,0 +1,28 @@
+/* threads: any (immutable after start-up, except the fields marked _Atomic) */
+#pragma once
+/* Daemon settings: parsed once in main() before any thread exists. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define UDEVD_RUN_DIR "/run/udev"
+#define UDEVD_QUEUE_CAPACITY 20000        /* queued+running events before the listener pauses */
+#define UDEVD_RCVBUF_SIZE (128 * 1024 * 1024)
+#define UDEVD_CHILDREN_MAX_LIMIT 2048
+
+struct udevd_settings {
+        bool daemonize;
+        bool debug;
+        unsigned children_max;          /* 0 = automatic */
+        uint64_t event_timeout_usec;    /* default 180 s */
+        uint64_t exec_delay_usec;       /* accepted; used by the exec helper (issue 3) */
+        int timeout_signal;             /* default SIGKILL */
+        /* Debugging/test knobs (documented in udevd(8) under DEBUGGING). */
+        uint64_t debug_event_delay_usec;
+        const char *debug_event_delay_match; /* DEVPATH glob or NULL */
+        bool accept_user_uevents;
+        const char *run_dir;            /* UDEVD_RUN_DIR */
+};
+
+/* The default worker limit: min(2*cpus + 16, max(RAM / 128 MiB, 10), 2048). */
+unsigned udevd_default_children_max(void);

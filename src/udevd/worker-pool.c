@@ -1,0 +1,158 @@
+/* threads: manager and listener (grow/set_max), worker threads (worker_main) */
+#include <errno.h>
+#include <libudev.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shared/log.h"
+#include "udevd/event-process.h"
+#include "udevd/event-queue.h"
+#include "udevd/worker-pool.h"
+
+struct worker {
+        struct worker_pool *pool;
+        pthread_t thread;
+        unsigned id;
+};
+
+struct worker_pool {
+        struct event_queue *queue;               /* borrowed */
+        const struct udevd_settings *settings;   /* borrowed */
+        pthread_mutex_t lock;                    /* protects workers[], n_workers, max */
+        struct worker *workers[UDEVD_CHILDREN_MAX_LIMIT];
+        unsigned n_workers;
+        unsigned max;
+        bool joining;
+        _Atomic uint64_t processed, failed;
+};
+
+static bool event_abandoned(const void *token)
+{
+        return queued_event_abandoned(token);
+}
+
+static void *worker_main(void *userdata)
+{
+        struct worker *self = userdata;
+        struct worker_pool *p = self->pool;
+        struct worker_ctx w = {
+                .id = self->id,
+                .bc = BROADCASTER_NULL,
+                .settings = p->settings,
+        };
+        int r;
+
+        /* libudev objects live and die in this thread. */
+        w.udev = udev_new();
+        if (!w.udev)
+                log_warning("worker %u: failed to create a libudev context", self->id);
+        r = broadcaster_open(&w.bc);
+        if (r < 0)
+                log_error_errno(r, "worker %u: failed to open the broadcast socket: %m", self->id);
+
+        for (;;) {
+                struct queued_event *qe = event_queue_take(p->queue);
+                if (!qe)
+                        break;
+                r = event_process(&w, queued_event_uevent(qe), event_abandoned, qe);
+                atomic_fetch_add(r < 0 ? &p->failed : &p->processed, 1);
+                event_queue_done(p->queue, qe);
+        }
+
+        broadcaster_close(&w.bc);
+        udev_unref(w.udev);
+        log_debug("worker %u: exiting", self->id);
+        return NULL;
+}
+
+int worker_pool_new(struct event_queue *q, const struct udevd_settings *settings,
+                    unsigned max_workers, struct worker_pool **ret)
+{
+        struct worker_pool *p = calloc(1, sizeof(*p));
+
+        if (!p)
+                return -ENOMEM;
+        p->queue = q;
+        p->settings = settings;
+        p->max = MIN(MAX(max_workers, 1u), (unsigned)UDEVD_CHILDREN_MAX_LIMIT);
+        pthread_mutex_init(&p->lock, NULL);
+        *ret = p;
+        return 0;
+}
+
+void worker_pool_grow(struct worker_pool *p)
+{
+        struct worker *w;
+        int r;
+
+        pthread_mutex_lock(&p->lock);
+        if (p->joining || p->n_workers >= p->max) {
+                pthread_mutex_unlock(&p->lock);
+                return;
+        }
+        w = calloc(1, sizeof(*w));
+        if (!w) {
+                pthread_mutex_unlock(&p->lock);
+                log_error("Failed to allocate a worker");
+                return;
+        }
+        w->pool = p;
+        w->id = p->n_workers;
+        r = pthread_create(&w->thread, NULL, worker_main, w);
+        if (r != 0) {
+                pthread_mutex_unlock(&p->lock);
+                free(w);
+                log_error_errno(r, "Failed to start a worker thread: %m");
+                return;
+        }
+        p->workers[p->n_workers++] = w;
+        unsigned n = p->n_workers;
+        pthread_mutex_unlock(&p->lock);
+        log_debug("worker %u started (%u running)", w->id, n);
+}
+
+void worker_pool_set_max(struct worker_pool *p, unsigned max_workers)
+{
+        pthread_mutex_lock(&p->lock);
+        p->max = MIN(MAX(max_workers, 1u), (unsigned)UDEVD_CHILDREN_MAX_LIMIT);
+        pthread_mutex_unlock(&p->lock);
+        /* Threads above a lowered limit stay, but the queue lets at most
+         * max_running events run at once. */
+        event_queue_set_max_running(p->queue, max_workers);
+}
+
+void worker_pool_join(struct worker_pool *p)
+{
+        pthread_mutex_lock(&p->lock);
+        p->joining = true;
+        pthread_mutex_unlock(&p->lock);
+        /* No thread is created after `joining` is set, so n_workers is stable. */
+        for (unsigned i = 0; i < p->n_workers; i++) {
+                pthread_join(p->workers[i]->thread, NULL);
+                free(p->workers[i]);
+                p->workers[i] = NULL;
+        }
+        pthread_mutex_lock(&p->lock);
+        p->n_workers = 0;
+        pthread_mutex_unlock(&p->lock);
+}
+
+void worker_pool_free(struct worker_pool *p)
+{
+        if (!p)
+                return;
+        worker_pool_join(p);
+        pthread_mutex_destroy(&p->lock);
+        free(p);
+}
+
+void worker_pool_get_stats(struct worker_pool *p, struct worker_pool_stats *ret)
+{
+        pthread_mutex_lock(&p->lock);
+        ret->workers = p->n_workers;
+        pthread_mutex_unlock(&p->lock);
+        ret->processed = atomic_load(&p->processed);
+        ret->failed = atomic_load(&p->failed);
+}

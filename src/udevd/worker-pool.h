@@ -1,0 +1,33 @@
+/* threads: manager (API), worker threads (internals) */
+#pragma once
+/* The pool of worker threads. Each worker owns its own libudev context and its
+ * own broadcast socket, created and freed in that thread; it takes runnable
+ * events from the queue, runs the per-event pipeline (event-process.h) and
+ * reports nothing back except through the queue (event_queue_done).
+ *
+ * Workers are started on demand (the queue's on_need_worker hook) up to the
+ * current limit and stay until shutdown. */
+
+#include <stdint.h>
+
+#include "udevd/settings.h"
+
+struct event_queue;
+struct worker_pool;
+
+struct worker_pool_stats {
+        uint64_t processed; /* events finished successfully */
+        uint64_t failed;    /* events that failed (broadcast with UDEV_WORKER_FAILED) */
+        unsigned workers;   /* threads started */
+};
+
+/* Borrows q and settings for its lifetime. */
+int worker_pool_new(struct event_queue *q, const struct udevd_settings *settings,
+                    unsigned max_workers, struct worker_pool **ret);
+/* Start one more worker if below the limit (called from any thread). */
+void worker_pool_grow(struct worker_pool *p);
+void worker_pool_set_max(struct worker_pool *p, unsigned max_workers);
+/* Join all workers: call after event_queue_shutdown(). */
+void worker_pool_join(struct worker_pool *p);
+void worker_pool_free(struct worker_pool *p);
+void worker_pool_get_stats(struct worker_pool *p, struct worker_pool_stats *ret);
