@@ -98,6 +98,12 @@ check-asan:
 check-tsan:
 	$(MAKE) O=build-tsan SANITIZE=thread check-one
 
+# Build every configuration first (parallel-friendly), then test them in turn.
+check-build-all:
+	$(MAKE) all
+	$(MAKE) O=build-asan SANITIZE=address,undefined all
+	$(MAKE) O=build-tsan SANITIZE=thread all
+
 check: check-one check-asan check-tsan
 	@echo "all test configurations passed"
 
@@ -142,9 +148,9 @@ distcheck: dist
 	@echo "$(DISTNAME).tar.gz is ready for distribution"
 
 clean:
-	rm -rf $(O) build-asan build-tsan
+	rm -rf $(O) build-asan build-tsan build-clang
 
 .PHONY: all check check-unit check-integration check-one check-asan check-tsan \
-        install uninstall dist distcheck clean
+        install uninstall dist distcheck clean check-build-all
 .SUFFIXES:
 .DELETE_ON_ERROR:

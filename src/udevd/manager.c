@@ -390,8 +390,8 @@ int manager_run(struct manager *m)
                 log_stats(m);
                 return -ETIMEDOUT;
         }
-        worker_pool_join(m->pool);
         log_stats(m);
+        worker_pool_join(m->pool);
         return m->exit_status;
 }
 
