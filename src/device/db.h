@@ -19,9 +19,9 @@ struct strlist {
         size_t n, cap;
 };
 int strlist_add(struct strlist *l, const char *s);      /* copies s; 0 or -ENOMEM */
-int strlist_add_unique(struct strlist *l, const char *s);
+int strlist_add_unique(struct strlist *l, const char *s); /* 0 also if already there */
 bool strlist_contains(const struct strlist *l, const char *s);
-void strlist_remove(struct strlist *l, const char *s);
+void strlist_remove(struct strlist *l, const char *s);   /* every occurrence */
 void strlist_clear(struct strlist *l);
 
 /* One DB record. All members owned by the record. */
@@ -38,14 +38,24 @@ void db_record_clear(struct db_record *r);
 
 /* Read /run/udev/data/<id>. Lines with an unknown type or malformed syntax are
  * skipped (debug log), never fatal; `persist` reflects the sticky bit.
- * Returns 0, -ENOENT (no record), -EFBIG, -errno. On error *r is left empty. */
+ * Returns 0, -ENOENT (no record), -EFBIG, -errno. On error *r is left empty.
+ * *r must be initialized (zeroed or used before): its old content is freed.
+ * Parsing follows sd-device: lines end at '\n' or '\r', an unterminated last
+ * line is ignored, "E:KEY=" unsets KEY, a later E: line of the same key
+ * replaces the earlier one, Q: implies G:, tags with ':' or ' ' and empty S:
+ * values are skipped, each list stops growing at DB_ENTRIES_MAX. */
 int db_read(const char *run_dir, const char *id, struct db_record *r);
 
 /* Write the record atomically (temp + rename, mode 0644 or 01644).
  * If the record holds nothing (no devlinks, priority 0, no properties, no tags):
  * with has_devnum_or_ifindex an empty file is written (marks "initialized"),
  * otherwise the file is deleted. Line order: S, L, I, E, G, Q, V:1 — S:/L: only
- * if has_devnum (major > 0). Values containing '\n' are refused (-EINVAL). */
+ * if has_devnum (major > 0). Values containing '\n' are refused (-EINVAL).
+ * Also -EINVAL: '\r' anywhere, empty devlink, property without "KEY=", tag
+ * empty or with ':' or ' ', id not a plain file name. '.'-prefixed properties
+ * are never written (and do not count as content). -E2BIG: a list longer than
+ * DB_ENTRIES_MAX; -EFBIG: content larger than DB_FILE_MAX. When the write
+ * fails, the old file is unlinked too (a stale record is worse than none). */
 int db_write(const char *run_dir, const char *id, const struct db_record *r, bool has_devnum,
              bool has_ifindex);
 /* Unlink /run/udev/data/<id>; a missing file is not an error. */

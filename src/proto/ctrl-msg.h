@@ -20,12 +20,17 @@
  *   Messages of any other size, without credentials, or from uid != 0 end the
  *   connection. */
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define CTRL_MSG_SIZE 280
 #define CTRL_MSG_MAGIC 0xdead1deaU
 #define CTRL_MSG_VALUE_MAX 256
 #define CTRL_SOCKET_PATH "/run/udev/control"
+/* What we put in the (ignored) version field; systemd writes "udev-<ver>". */
+#define CTRL_MSG_VERSION "udev-tudev"
+/* Default bound for connect() and each send() (udevadm control's default timeout). */
+#define CTRL_CLIENT_TIMEOUT_USEC (60ULL * 1000000ULL)
 
 enum ctrl_msg_type {
         CTRL_MSG_END = 0,
@@ -56,6 +61,19 @@ const char *ctrl_msg_type_to_string(enum ctrl_msg_type t);
 /* Client side (udevadm): connect to `path` (CTRL_SOCKET_PATH), send messages,
  * send END and wait for the close with a deadline. */
 int ctrl_client_connect(const char *path, int *ret_fd);      /* SOCK_CLOEXEC */
-int ctrl_client_send(int fd, const struct ctrl_msg *m);      /* 0 or -errno */
-/* Send END and wait up to timeout_usec for EOF. 0, -ETIMEDOUT or -errno. */
+/* Same with an explicit bound (USEC_INFINITY: none) for connect() when the
+ * server's backlog is full, and for every later send() on the socket.
+ * Returns 0 (new fd in *ret_fd, caller owns it), -ENOENT / -ECONNREFUSED (no
+ * server), -ETIMEDOUT, -ENAMETOOLONG or -errno. ctrl_client_connect() uses
+ * CTRL_CLIENT_TIMEOUT_USEC. */
+int ctrl_client_connect_timeout(const char *path, uint64_t timeout_usec, int *ret_fd);
+/* One message with explicit SCM_CREDENTIALS (our pid/uid/gid). fd borrowed.
+ * 0, -EINVAL (unencodable message), -ETIMEDOUT, -EPIPE (server closed) or -errno. */
+int ctrl_client_send(int fd, const struct ctrl_msg *m);
+/* Send END and wait up to timeout_usec (CLOCK_MONOTONIC deadline;
+ * USEC_INFINITY: forever) for EOF. timeout_usec == 0 sends END and returns 0
+ * without waiting, like systemd's udevadm with --timeout=0. Returns 0,
+ * -ETIMEDOUT, -EPIPE/-ECONNRESET if the server had already closed the
+ * connection before END could be sent (expected after EXIT), or -errno.
+ * fd borrowed (the caller closes it). */
 int ctrl_client_finish(int fd, uint64_t timeout_usec);

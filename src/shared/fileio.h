@@ -18,3 +18,5 @@ int touch_file(const char *path, mode_t mode);
 /* Read at most max bytes of a file into a new NUL-terminated buffer.
  * -EFBIG if larger than max. *ret_len excludes the NUL. */
 int read_file_bounded(const char *path, size_t max, char **ret, size_t *ret_len);
+/* Same for an open fd (borrowed, read from its current position). */
+int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_len);

@@ -1,0 +1,274 @@
+/* threads: any */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shared/fileio.h"
+#include "shared/macro.h"
+
+#define ATOMIC_TEMP_TRIES 16
+
+/* Create one directory; an existing directory is fine, anything else that
+ * exists under that name is -ENOTDIR. */
+static int mkdir_one(const char *path, mode_t mode)
+{
+        struct stat st;
+
+        if (mkdir(path, mode) == 0)
+                return 0;
+        if (errno != EEXIST)
+                return -errno;
+        if (stat(path, &st) < 0)
+                return -errno;
+        return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+/* Create every directory of `path` up to (excluding) byte `end`, from the top. */
+static int mkdir_prefixes(const char *path, size_t end, mode_t mode)
+{
+        char buf[PATH_MAX];
+        size_t i;
+        int r;
+
+        if (end >= sizeof(buf))
+                return -ENAMETOOLONG;
+        memcpy(buf, path, end);
+        buf[end] = '\0';
+
+        for (i = 1; i <= end; i++) {
+                if (i < end && buf[i] != '/')
+                        continue;
+                if (buf[i - 1] == '/')
+                        continue; /* "//" or the root */
+                buf[i] = '\0';
+                r = mkdir_one(buf, mode);
+                if (i < end)
+                        buf[i] = '/';
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int mkdir_parents(const char *path, mode_t mode)
+{
+        const char *slash;
+
+        if (!path || !*path)
+                return -EINVAL;
+        slash = strrchr(path, '/');
+        if (!slash || slash == path)
+                return 0;
+        return mkdir_prefixes(path, (size_t)(slash - path), mode);
+}
+
+int mkdir_p(const char *path, mode_t mode)
+{
+        size_t len;
+
+        if (!path || !*path)
+                return -EINVAL;
+        len = strlen(path);
+        while (len > 1 && path[len - 1] == '/')
+                len--;
+        return mkdir_prefixes(path, len, mode);
+}
+
+static void random_u64(uint64_t *ret)
+{
+        uint64_t v;
+        ssize_t n;
+
+        n = getrandom(&v, sizeof(v), GRND_NONBLOCK);
+        if (n != (ssize_t)sizeof(v)) {
+                /* No entropy yet (early boot): names need only be unique, not secret. */
+                struct timespec ts;
+
+                clock_gettime(CLOCK_MONOTONIC, &ts);
+                v = ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec) ^
+                    ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&v;
+        }
+        *ret = v;
+}
+
+/* Build ".#<basename><16 hex>" in the directory of `path` into buf. */
+static int temp_name(const char *path, char *buf, size_t size)
+{
+        const char *slash = strrchr(path, '/');
+        const char *base = slash ? slash + 1 : path;
+        size_t dirlen = (size_t)(base - path);
+        uint64_t rnd;
+        int n;
+
+        if (!*base)
+                return -EINVAL;
+        random_u64(&rnd);
+        n = snprintf(buf, size, "%.*s.#%s%016llx", (int)dirlen, path, base,
+                     (unsigned long long)rnd);
+        if (n < 0 || (size_t)n >= size)
+                return -ENAMETOOLONG;
+        return 0;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+        const char *p = data;
+
+        while (len > 0) {
+                ssize_t n = write(fd, p, len);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        return -EIO;
+                p += n;
+                len -= (size_t)n;
+        }
+        return 0;
+}
+
+/* Create a fresh temp file for `path`; returns the fd and its name in tmp. */
+static int open_temp(const char *path, char *tmp, size_t size)
+{
+        for (int i = 0; i < ATOMIC_TEMP_TRIES; i++) {
+                int fd, r;
+
+                r = temp_name(path, tmp, size);
+                if (r < 0)
+                        return r;
+                fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW,
+                          0600);
+                if (fd >= 0)
+                        return fd;
+                if (errno != EEXIST)
+                        return -errno;
+        }
+        return -EEXIST;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
+{
+        char tmp[PATH_MAX];
+        int fd, r;
+
+        if (!path || (!data && len > 0))
+                return -EINVAL;
+
+        fd = open_temp(path, tmp, sizeof(tmp));
+        if (fd < 0)
+                return fd;
+
+        r = fchmod(fd, mode) < 0 ? -errno : 0;
+        if (r == 0)
+                r = write_all(fd, data, len);
+        if (close(fd) < 0 && r == 0 && errno != EINTR)
+                r = -errno;
+        if (r == 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0)
+                (void)unlink(tmp);
+        return r;
+}
+
+int touch_file(const char *path, mode_t mode)
+{
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+
+        if (!path || !*path)
+                return -EINVAL;
+        (void)mkdir_parents(path, 0755);
+
+        /* O_RDONLY|O_CREAT: an existing 0444 file can be reopened by anyone who
+         * may read it; fchmod/futimens only need ownership. */
+        fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, mode);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EEXIST;
+        if ((st.st_mode & 07777) != (mode & 07777) && fchmod(fd, mode) < 0)
+                return -errno;
+        if (futimens(fd, NULL) < 0)
+                return -errno;
+        return 0;
+}
+
+int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_len)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t size, len = 0;
+        struct stat st;
+
+        if (fd < 0 || !ret || max >= SIZE_MAX - 1)
+                return -EINVAL;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max)
+                return -EFBIG;
+
+        /* Read one byte more than allowed to detect growth / non-regular files. */
+        size = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : MIN(max + 1, (size_t)4096);
+        buf = malloc(size + 1);
+        if (!buf)
+                return -ENOMEM;
+
+        for (;;) {
+                ssize_t n;
+
+                if (len == size) {
+                        char *p;
+
+                        if (size > max)
+                                return -EFBIG;
+                        size = size > max / 2 ? max + 1 : size * 2;
+                        p = realloc(buf, size + 1);
+                        if (!p)
+                                return -ENOMEM;
+                        buf = p;
+                }
+                n = read(fd, buf + len, size - len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+                if (len > max)
+                        return -EFBIG;
+        }
+
+        buf[len] = '\0';
+        if (ret_len)
+                *ret_len = len;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+int read_file_bounded(const char *path, size_t max, char **ret, size_t *ret_len)
+{
+        _cleanup_close_ int fd = -1;
+
+        if (!path)
+                return -EINVAL;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        return read_fd_bounded(fd, max, ret, ret_len);
+}
