@@ -9,6 +9,8 @@
  *   - devpath equal or one a path-prefix of the other at a '/' boundary,
  *     also against the other's DEVPATH_OLD in both directions,
  *   - same devnode.
+ * (Also, beyond systemd: DEVPATH_OLD against an earlier DEVPATH_OLD, which
+ * only serialises concurrent moves and keeps the indexes transitive.)
  * Dependencies are computed once at insertion through hash indexes (no scan of
  * the whole queue per event); on completion the dependants' blocker counts are
  * decremented and newly runnable events are appended to the runnable FIFO.
@@ -37,7 +39,10 @@ struct event_queue_hooks {
          * /run/udev/queue; must be quick and must not call back into the queue. */
         void (*on_busy_changed)(bool busy, void *userdata);
         /* Called without the lock after a push that left runnable events with no
-         * idle worker waiting in take(): the pool may start another worker. */
+         * idle worker waiting in take(): the pool may start another worker.
+         * Called the same way after event_queue_set_paused(false),
+         * event_queue_set_max_running() and an abandon (when
+         * event_queue_foreach_running() returns), from the caller's thread. */
         void (*on_need_worker)(void *userdata);
         void *userdata;
 };
@@ -50,7 +55,9 @@ int event_queue_new(const struct event_queue_hooks *hooks, size_t capacity,
 void event_queue_free(struct event_queue *q);
 
 /* Append events in order; takes ownership of evs[0..n-1] (on success and
- * on failure). Returns 0 or -ENOMEM / -ESHUTDOWN (queue shut down: records freed). */
+ * on failure; NULL entries are skipped). Returns 0 or -ENOMEM / -ESHUTDOWN
+ * (queue shut down: records freed). On -ENOMEM a prefix of evs may have been
+ * queued; the rest was freed. Does not wait for capacity itself. */
 int event_queue_push(struct event_queue *q, struct uevent **evs, size_t n);
 
 /* Block until fewer than `capacity` events are queued+running, or the absolute
@@ -72,7 +79,8 @@ uint64_t queued_event_start_usec(const struct queued_event *qe); /* CLOCK_MONOTO
 /* Stop/resume handing out events (udevadm control --stop/--start-exec-queue).
  * Queued events stay queued. */
 void event_queue_set_paused(struct event_queue *q, bool paused);
-/* Limit of events running at once (children max); takers beyond it wait. */
+/* Limit of events running at once (children max); takers beyond it wait.
+ * 0 = unlimited (the default). */
 void event_queue_set_max_running(struct event_queue *q, unsigned max_running);
 
 /* Shut down: with drop_queued, not-yet-running events are freed at once;
@@ -80,13 +88,16 @@ void event_queue_set_max_running(struct event_queue *q, unsigned max_running);
  * take() returns NULL to every worker once nothing runnable is left, and
  * push() refuses new events. */
 void event_queue_shutdown(struct event_queue *q, bool drop_queued);
+/* (A paused queue counts as having nothing runnable: after a shutdown without
+ * drop, take() returns NULL while paused and the queued events stay until
+ * event_queue_free() or a later event_queue_shutdown(q, true).) */
 
 struct event_queue_stats {
         size_t queued;   /* waiting (blocked or runnable) */
         size_t running;  /* lent to workers */
         size_t runnable; /* queued and not blocked */
         uint64_t pushed_total;
-        uint64_t done_total;
+        uint64_t done_total; /* finished or abandoned (dropped ones not counted) */
 };
 void event_queue_get_stats(struct event_queue *q, struct event_queue_stats *ret);
 
@@ -94,7 +105,8 @@ void event_queue_get_stats(struct event_queue *q, struct event_queue_stats *ret)
 int event_queue_wait_empty(struct event_queue *q, uint64_t deadline_usec);
 
 /* Visit every running event (under the lock; the callback must be quick and
- * must not call back into the queue). Used by the manager's timeout timer. */
+ * must not call back into the queue except queued_event_abandon_locked()).
+ * Abandoned events are not visited. Used by the manager's timeout timer. */
 void event_queue_foreach_running(struct event_queue *q,
                                  void (*cb)(struct queued_event *qe, void *userdata),
                                  void *userdata);

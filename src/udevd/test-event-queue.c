@@ -1,0 +1,1134 @@
+/* threads: test (several threads in the stress tests) */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proto/uevent.h"
+#include "shared/macro.h"
+#include "shared/tests.h"
+#include "shared/time-util.h"
+#include "udevd/event-queue.h"
+
+/* ------------------------------------------------------------- helpers */
+
+static void put_str(char *buf, size_t *len, const char *s)
+{
+        size_t n = strlen(s) + 1;
+
+        ASSERT_TRUE(*len + n <= UEVENT_BUFFER_MAX);
+        memcpy(buf + *len, s, n);
+        *len += n;
+}
+
+static void put_kv(char *buf, size_t *len, const char *key, const char *v)
+{
+        char s[UEVENT_BUFFER_MAX];
+        int n = snprintf(s, sizeof(s), "%s=%s", key, v);
+
+        ASSERT_TRUE(n > 0 && (size_t)n < sizeof(s));
+        put_str(buf, len, s);
+}
+
+/* A parsed kernel uevent; extra "KEY=VALUE" strings end with NULL. */
+static struct uevent *mk(uint64_t seqnum, const char *action, const char *devpath,
+                         const char *subsystem, ...)
+{
+        char buf[UEVENT_BUFFER_MAX], hdr[UEVENT_BUFFER_MAX], seq[32];
+        struct uevent *ev = NULL;
+        size_t len = 0;
+        const char *s;
+        va_list ap;
+
+        snprintf(hdr, sizeof(hdr), "%s@%s", action, devpath);
+        snprintf(seq, sizeof(seq), "%" PRIu64, seqnum);
+        put_str(buf, &len, hdr);
+        put_kv(buf, &len, "ACTION", action);
+        put_kv(buf, &len, "DEVPATH", devpath);
+        put_kv(buf, &len, "SUBSYSTEM", subsystem);
+        va_start(ap, subsystem);
+        while ((s = va_arg(ap, const char *)))
+                put_str(buf, &len, s);
+        va_end(ap);
+        put_kv(buf, &len, "SEQNUM", seq);
+
+        ASSERT_EQ(uevent_parse_kernel(buf, len, 0, &ev), 0);
+        ASSERT_TRUE(ev);
+        return ev;
+}
+
+struct counters {
+        atomic_int busy_true, busy_false, need_worker;
+};
+
+static void on_busy(bool busy, void *userdata)
+{
+        struct counters *c = userdata;
+
+        atomic_fetch_add(busy ? &c->busy_true : &c->busy_false, 1);
+}
+
+static void on_need(void *userdata)
+{
+        struct counters *c = userdata;
+
+        atomic_fetch_add(&c->need_worker, 1);
+}
+
+static struct event_queue *new_queue(struct counters *c, size_t capacity)
+{
+        struct event_queue_hooks hooks = {
+                .on_busy_changed = on_busy,
+                .on_need_worker = on_need,
+                .userdata = c,
+        };
+        struct event_queue *q = NULL;
+
+        memset(c, 0, sizeof(*c));
+        ASSERT_EQ(event_queue_new(&hooks, capacity, &q), 0);
+        return q;
+}
+
+static void push1(struct event_queue *q, struct uevent *ev)
+{
+        ASSERT_EQ(event_queue_push(q, &ev, 1), 0);
+}
+
+static struct event_queue_stats stats(struct event_queue *q)
+{
+        struct event_queue_stats s;
+
+        event_queue_get_stats(q, &s);
+        return s;
+}
+
+/* Take an event that must be runnable right now (take() cannot block). */
+static struct queued_event *take_now(struct event_queue *q, uint64_t seqnum)
+{
+        struct queued_event *qe;
+
+        ASSERT_TRUE(stats(q).runnable > 0);
+        qe = event_queue_take(q);
+        ASSERT_TRUE(qe);
+        ASSERT_EQ(queued_event_uevent(qe)->seqnum, seqnum);
+        return qe;
+}
+
+/* Push a, then b; b must wait for a (or, if independent, both run at once). */
+static void check_pair(struct uevent *a, struct uevent *b, bool conflict)
+{
+        struct counters c;
+        struct event_queue *q = new_queue(&c, 0);
+        uint64_t sa = a->seqnum, sb = b->seqnum;
+        struct queued_event *qa, *qb;
+
+        push1(q, a);
+        push1(q, b);
+        ASSERT_EQ(stats(q).queued, 2);
+        ASSERT_EQ(stats(q).runnable, conflict ? 1 : 2);
+        qa = take_now(q, sa);
+        if (conflict) {
+                ASSERT_EQ(stats(q).runnable, 0);
+                event_queue_done(q, qa);
+                qb = take_now(q, sb);
+        } else {
+                qb = take_now(q, sb);
+                event_queue_done(q, qa);
+        }
+        event_queue_done(q, qb);
+        ASSERT_EQ(stats(q).queued + stats(q).running, 0);
+        ASSERT_EQ(atomic_load(&c.busy_true), 1);
+        ASSERT_EQ(atomic_load(&c.busy_false), 1);
+        event_queue_free(q);
+}
+
+/* ------------------------------------------------------------ ordering */
+
+static void test_same_devpath(void)
+{
+        check_pair(mk(1, "add", "/devices/a", "test", NULL),
+                   mk(2, "remove", "/devices/a", "test", NULL), true);
+}
+
+static void test_parent_child(void)
+{
+        /* parent blocks child */
+        check_pair(mk(1, "add", "/devices/p", "test", NULL),
+                   mk(2, "add", "/devices/p/c", "test", NULL), true);
+        /* child blocks parent */
+        check_pair(mk(1, "add", "/devices/p/c", "test", NULL),
+                   mk(2, "add", "/devices/p", "test", NULL), true);
+        /* grandchild */
+        check_pair(mk(1, "remove", "/devices/p/c/g", "test", NULL),
+                   mk(2, "remove", "/devices/p", "test", NULL), true);
+        /* '/' boundary: /devices/a vs /devices/ab are unrelated */
+        check_pair(mk(1, "add", "/devices/a", "test", NULL),
+                   mk(2, "add", "/devices/ab", "test", NULL), false);
+        check_pair(mk(1, "add", "/devices/ab", "test", NULL),
+                   mk(2, "add", "/devices/a", "test", NULL), false);
+        check_pair(mk(1, "add", "/devices/a/x", "test", NULL),
+                   mk(2, "add", "/devices/ab/y", "test", NULL), false);
+        /* siblings are independent */
+        check_pair(mk(1, "add", "/devices/p/c1", "test", NULL),
+                   mk(2, "add", "/devices/p/c2", "test", NULL), false);
+}
+
+static void test_same_devnum(void)
+{
+        check_pair(mk(1, "add", "/devices/x/sda", "block", "MAJOR=8", "MINOR=0", "DEVNAME=sda",
+                      NULL),
+                   mk(2, "add", "/devices/y/sdz", "block", "MAJOR=8", "MINOR=0", "DEVNAME=sdz",
+                      NULL),
+                   true);
+        check_pair(mk(1, "add", "/devices/x/sda", "block", "MAJOR=8", "MINOR=0", "DEVNAME=sda",
+                      NULL),
+                   mk(2, "add", "/devices/y/sdb", "block", "MAJOR=8", "MINOR=16", "DEVNAME=sdb",
+                      NULL),
+                   false);
+}
+
+static void test_same_ifindex(void)
+{
+        check_pair(mk(1, "add", "/devices/virtual/net/eth0", "net", "IFINDEX=3",
+                      "INTERFACE=eth0", NULL),
+                   mk(2, "move", "/devices/virtual/net/lan0", "net", "IFINDEX=3",
+                      "INTERFACE=lan0", NULL),
+                   true);
+        check_pair(mk(1, "add", "/devices/virtual/net/eth0", "net", "IFINDEX=3", NULL),
+                   mk(2, "add", "/devices/virtual/net/eth1", "net", "IFINDEX=4", NULL), false);
+}
+
+static void test_same_devnode(void)
+{
+        check_pair(mk(1, "remove", "/devices/x/sda", "block", "MAJOR=8", "MINOR=0",
+                      "DEVNAME=sda", NULL),
+                   mk(2, "add", "/devices/y/sda", "block", "MAJOR=8", "MINOR=32",
+                      "DEVNAME=sda", NULL),
+                   true);
+        check_pair(mk(1, "add", "/devices/x/ttyA", "tty", "MAJOR=4", "MINOR=1",
+                      "DEVNAME=/dev/ttyA", NULL),
+                   mk(2, "add", "/devices/y/ttyB", "tty", "MAJOR=4", "MINOR=2",
+                      "DEVNAME=ttyB", NULL),
+                   false);
+}
+
+static void test_devpath_old(void)
+{
+        /* E.devpath_old == L.devpath */
+        check_pair(mk(1, "add", "/devices/m/old", "test", NULL),
+                   mk(2, "move", "/devices/m/new", "test", "DEVPATH_OLD=/devices/m/old", NULL),
+                   true);
+        /* E.devpath_old below L.devpath */
+        check_pair(mk(1, "change", "/devices/m", "test", NULL),
+                   mk(2, "move", "/devices/n/new", "test", "DEVPATH_OLD=/devices/m/old", NULL),
+                   true);
+        /* E.devpath_old above L.devpath */
+        check_pair(mk(1, "add", "/devices/m/old/child", "test", NULL),
+                   mk(2, "move", "/devices/n/new", "test", "DEVPATH_OLD=/devices/m/old", NULL),
+                   true);
+        /* E.devpath == L.devpath_old */
+        check_pair(mk(1, "move", "/devices/m/new", "test", "DEVPATH_OLD=/devices/m/old", NULL),
+                   mk(2, "add", "/devices/m/old", "test", NULL), true);
+        /* E.devpath below L.devpath_old */
+        check_pair(mk(1, "move", "/devices/m/new", "test", "DEVPATH_OLD=/devices/m/old", NULL),
+                   mk(2, "add", "/devices/m/old/child", "test", NULL), true);
+        /* E.devpath above L.devpath_old */
+        check_pair(mk(1, "move", "/devices/n/new", "test", "DEVPATH_OLD=/devices/m/old/x",
+                      NULL),
+                   mk(2, "change", "/devices/m/old", "test", NULL), true);
+        /* unrelated */
+        check_pair(mk(1, "move", "/devices/m/new", "test", "DEVPATH_OLD=/devices/m/old", NULL),
+                   mk(2, "add", "/devices/m/older", "test", NULL), false);
+        check_pair(mk(1, "add", "/devices/m/older", "test", NULL),
+                   mk(2, "move", "/devices/m/new", "test", "DEVPATH_OLD=/devices/m/old", NULL),
+                   false);
+}
+
+static void test_independent(void)
+{
+        enum { N = 16 };
+        struct queued_event *qe[N];
+        struct uevent *evs[N];
+        struct event_queue *q;
+        struct counters c;
+        char path[64];
+
+        q = new_queue(&c, 0);
+        for (unsigned i = 0; i < N; i++) {
+                snprintf(path, sizeof(path), "/devices/virtual/ind/e%u", i);
+                evs[i] = mk(i + 1, "add", path, "test", NULL);
+        }
+        ASSERT_EQ(event_queue_push(q, evs, N), 0);
+        ASSERT_EQ(stats(q).runnable, N);
+        ASSERT_EQ(atomic_load(&c.need_worker), 1);
+        for (unsigned i = 0; i < N; i++)
+                qe[i] = take_now(q, i + 1);
+        ASSERT_EQ(stats(q).running, N);
+        ASSERT_EQ(stats(q).queued, 0);
+        for (unsigned i = N; i > 0; i--)
+                event_queue_done(q, qe[i - 1]);
+        ASSERT_EQ(stats(q).done_total, N);
+        ASSERT_EQ(stats(q).pushed_total, N);
+        ASSERT_EQ(atomic_load(&c.busy_true), 1);
+        ASSERT_EQ(atomic_load(&c.busy_false), 1);
+        event_queue_free(q);
+}
+
+static void test_chain(void)
+{
+        static const char *const paths[] = {
+                "/devices/c",     "/devices/c/1",   "/devices/c/1/2", "/devices/c/1",
+                "/devices/c",     "/devices/c/1/2", "/devices/c/1/2", "/devices/c",
+        };
+        struct event_queue *q;
+        struct counters c;
+
+        q = new_queue(&c, 0);
+        for (unsigned i = 0; i < ARRAY_SIZE(paths); i++)
+                push1(q, mk(i + 1, "change", paths[i], "test", NULL));
+        for (unsigned i = 0; i < ARRAY_SIZE(paths); i++) {
+                struct queued_event *qe;
+
+                ASSERT_EQ(stats(q).runnable, 1);
+                qe = take_now(q, i + 1);
+                ASSERT_EQ(stats(q).runnable, 0);
+                event_queue_done(q, qe);
+        }
+        ASSERT_EQ(stats(q).queued, 0);
+        event_queue_free(q);
+}
+
+/* Blocked and released in the right order when several chains interleave:
+ * 1 /a, 2 /a/x, 3 /b, 4 /a/y, 5 /a */
+static void test_fan_in(void)
+{
+        struct queued_event *q1, *q2, *q3, *q4, *q5;
+        struct event_queue *q;
+        struct counters c;
+
+        q = new_queue(&c, 0);
+        push1(q, mk(1, "add", "/devices/a", "test", NULL));
+        push1(q, mk(2, "add", "/devices/a/x", "test", NULL));
+        push1(q, mk(3, "add", "/devices/b", "test", NULL));
+        push1(q, mk(4, "add", "/devices/a/y", "test", NULL));
+        push1(q, mk(5, "remove", "/devices/a", "test", NULL));
+        ASSERT_EQ(stats(q).runnable, 2);
+        q1 = take_now(q, 1);
+        q3 = take_now(q, 3);
+        event_queue_done(q, q1);
+        ASSERT_EQ(stats(q).runnable, 2);
+        q2 = take_now(q, 2);
+        q4 = take_now(q, 4);
+        event_queue_done(q, q4);
+        ASSERT_EQ(stats(q).runnable, 0); /* 5 still waits for 2 */
+        event_queue_done(q, q2);
+        q5 = take_now(q, 5);
+        event_queue_done(q, q5);
+        event_queue_done(q, q3);
+        ASSERT_EQ(atomic_load(&c.busy_false), 1);
+        event_queue_free(q);
+}
+
+/* ------------------------------------------------- blocking take() helpers */
+
+struct taker {
+        pthread_t thread;
+        struct event_queue *q;
+        struct queued_event *_Atomic got;
+        atomic_bool returned;
+};
+
+static void *taker_main(void *userdata)
+{
+        struct taker *t = userdata;
+
+        atomic_store(&t->got, event_queue_take(t->q));
+        atomic_store(&t->returned, true);
+        return NULL;
+}
+
+static void taker_start(struct taker *t, struct event_queue *q)
+{
+        t->q = q;
+        atomic_init(&t->got, NULL);
+        atomic_init(&t->returned, false);
+        ASSERT_EQ(pthread_create(&t->thread, NULL, taker_main, t), 0);
+}
+
+static void sleep_ms(unsigned ms)
+{
+        struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+        nanosleep(&ts, NULL);
+}
+
+/* Wait up to 10 s for the taker to return. */
+static bool taker_wait(struct taker *t)
+{
+        for (unsigned i = 0; i < 10000 && !atomic_load(&t->returned); i++)
+                sleep_ms(1);
+        return atomic_load(&t->returned);
+}
+
+static struct queued_event *taker_join(struct taker *t)
+{
+        ASSERT_TRUE(taker_wait(t));
+        ASSERT_EQ(pthread_join(t->thread, NULL), 0);
+        return atomic_load(&t->got);
+}
+
+static void test_paused(void)
+{
+        struct event_queue *q;
+        struct counters c;
+        struct taker t;
+        struct queued_event *qe;
+
+        q = new_queue(&c, 0);
+        event_queue_set_paused(q, true);
+        push1(q, mk(1, "add", "/devices/a", "test", NULL));
+        ASSERT_EQ(stats(q).runnable, 1);
+        ASSERT_EQ(atomic_load(&c.need_worker), 0); /* paused: no worker needed */
+        taker_start(&t, q);
+        sleep_ms(50);
+        ASSERT_TRUE(!atomic_load(&t.returned));
+        event_queue_set_paused(q, false);
+        qe = taker_join(&t);
+        ASSERT_TRUE(qe);
+        ASSERT_EQ(queued_event_uevent(qe)->seqnum, 1);
+        ASSERT_TRUE(queued_event_start_usec(qe) > 0);
+        event_queue_done(q, qe);
+        event_queue_free(q);
+}
+
+static void test_max_running(void)
+{
+        struct queued_event *a, *b, *x;
+        struct event_queue *q;
+        struct counters c;
+        struct taker t;
+
+        q = new_queue(&c, 0);
+        event_queue_set_max_running(q, 2);
+        push1(q, mk(1, "add", "/devices/a", "test", NULL));
+        push1(q, mk(2, "add", "/devices/b", "test", NULL));
+        push1(q, mk(3, "add", "/devices/c", "test", NULL));
+        a = take_now(q, 1);
+        b = take_now(q, 2);
+        ASSERT_EQ(stats(q).runnable, 1);
+        taker_start(&t, q);
+        sleep_ms(50);
+        ASSERT_TRUE(!atomic_load(&t.returned));
+        event_queue_done(q, a);
+        x = taker_join(&t);
+        ASSERT_TRUE(x);
+        ASSERT_EQ(queued_event_uevent(x)->seqnum, 3);
+        event_queue_done(q, b);
+        event_queue_done(q, x);
+
+        /* raising the limit lets a waiting taker through */
+        push1(q, mk(4, "add", "/devices/a", "test", NULL));
+        push1(q, mk(5, "add", "/devices/b", "test", NULL));
+        event_queue_set_max_running(q, 1);
+        a = take_now(q, 4);
+        taker_start(&t, q);
+        sleep_ms(50);
+        ASSERT_TRUE(!atomic_load(&t.returned));
+        event_queue_set_max_running(q, 0);
+        x = taker_join(&t);
+        ASSERT_EQ(queued_event_uevent(x)->seqnum, 5);
+        event_queue_done(q, a);
+        event_queue_done(q, x);
+        event_queue_free(q);
+}
+
+static void test_need_worker(void)
+{
+        struct event_queue *q;
+        struct counters c;
+        struct taker t;
+        struct queued_event *qe;
+
+        q = new_queue(&c, 0);
+        taker_start(&t, q);
+        sleep_ms(100); /* let it block in take() */
+        push1(q, mk(1, "add", "/devices/a", "test", NULL));
+        qe = taker_join(&t);
+        ASSERT_TRUE(qe);
+        ASSERT_EQ(atomic_load(&c.need_worker), 0); /* the idle taker got it */
+        /* nobody idle: the pool is asked for a worker */
+        push1(q, mk(2, "add", "/devices/b", "test", NULL));
+        ASSERT_EQ(atomic_load(&c.need_worker), 1);
+        /* blocked events need no worker */
+        push1(q, mk(3, "add", "/devices/a/x", "test", NULL));
+        ASSERT_EQ(atomic_load(&c.need_worker), 2); /* 2 is still runnable */
+        event_queue_done(q, take_now(q, 2));
+        push1(q, mk(4, "add", "/devices/a/y", "test", NULL));
+        ASSERT_EQ(atomic_load(&c.need_worker), 2);
+        event_queue_done(q, qe);
+        event_queue_done(q, take_now(q, 3));
+        event_queue_done(q, take_now(q, 4));
+        event_queue_free(q);
+}
+
+/* ------------------------------------------------------------- shutdown */
+
+static void test_shutdown_drain(void)
+{
+        struct queued_event *a, *b;
+        struct event_queue *q;
+        struct counters c;
+        struct uevent *ev;
+        struct taker t;
+
+        q = new_queue(&c, 0);
+        push1(q, mk(1, "add", "/devices/a", "test", NULL));
+        push1(q, mk(2, "add", "/devices/a/b", "test", NULL));
+        a = take_now(q, 1);
+        event_queue_shutdown(q, false);
+        ev = mk(3, "add", "/devices/z", "test", NULL);
+        ASSERT_EQ(event_queue_push(q, &ev, 1), -ESHUTDOWN);
+        ASSERT_EQ(event_queue_wait_capacity(q, USEC_INFINITY), -ESHUTDOWN);
+        /* 2 is still queued (blocked): a taker waits for it */
+        taker_start(&t, q);
+        sleep_ms(50);
+        ASSERT_TRUE(!atomic_load(&t.returned));
+        event_queue_done(q, a);
+        b = taker_join(&t);
+        ASSERT_TRUE(b);
+        ASSERT_EQ(queued_event_uevent(b)->seqnum, 2);
+        /* nothing left: take() returns NULL at once */
+        ASSERT_TRUE(event_queue_take(q) == NULL);
+        event_queue_done(q, b);
+        ASSERT_EQ(event_queue_wait_empty(q, USEC_INFINITY), 0);
+        ASSERT_EQ(atomic_load(&c.busy_true), 1);
+        ASSERT_EQ(atomic_load(&c.busy_false), 1);
+        event_queue_free(q);
+}
+
+static void test_shutdown_drop(void)
+{
+        struct event_queue *q;
+        struct counters c;
+        struct queued_event *a;
+        struct taker t1, t2;
+
+        q = new_queue(&c, 0);
+        taker_start(&t1, q);
+        taker_start(&t2, q);
+        sleep_ms(20);
+        event_queue_set_paused(q, true);
+        push1(q, mk(1, "add", "/devices/a", "test", NULL));
+        push1(q, mk(2, "add", "/devices/a/b", "test", NULL));
+        push1(q, mk(3, "add", "/devices/c", "test", NULL));
+        push1(q, mk(4, "add", "/devices/a/b/c", "test", NULL));
+        event_queue_set_max_running(q, 1);
+        event_queue_set_paused(q, false);
+        /* exactly one of the takers gets event 1 */
+        for (unsigned i = 0; i < 10000 && !atomic_load(&t1.returned) && !atomic_load(&t2.returned);
+             i++)
+                sleep_ms(1);
+        sleep_ms(20);
+        ASSERT_TRUE(atomic_load(&t1.returned) != atomic_load(&t2.returned));
+        ASSERT_EQ(stats(q).running, 1);
+        event_queue_shutdown(q, true);
+        ASSERT_EQ(stats(q).queued, 0);
+        ASSERT_EQ(stats(q).runnable, 0);
+        ASSERT_EQ(atomic_load(&c.busy_false), 0); /* 1 still runs */
+        a = taker_join(&t1);
+        if (a)
+                ASSERT_TRUE(taker_join(&t2) == NULL);
+        else
+                a = taker_join(&t2);
+        ASSERT_TRUE(a);
+        ASSERT_EQ(queued_event_uevent(a)->seqnum, 1);
+        ASSERT_TRUE(event_queue_take(q) == NULL);
+        event_queue_done(q, a); /* its dependants were dropped */
+        ASSERT_EQ(stats(q).running, 0);
+        ASSERT_EQ(atomic_load(&c.busy_false), 1);
+        event_queue_free(q);
+}
+
+static void test_shutdown_paused(void)
+{
+        struct event_queue *q;
+        struct counters c;
+
+        q = new_queue(&c, 0);
+        event_queue_set_paused(q, true);
+        push1(q, mk(1, "add", "/devices/a", "test", NULL));
+        event_queue_shutdown(q, false);
+        ASSERT_TRUE(event_queue_take(q) == NULL);
+        ASSERT_EQ(stats(q).queued, 1);
+        event_queue_free(q); /* frees the queued record */
+}
+
+/* ------------------------------------------------------------- abandon */
+
+struct abandon_ctx {
+        struct event_queue *q;
+        uint64_t seqnum;
+        unsigned visited;
+};
+
+static void abandon_cb(struct queued_event *qe, void *userdata)
+{
+        struct abandon_ctx *a = userdata;
+
+        a->visited++;
+        if (queued_event_uevent(qe)->seqnum == a->seqnum) {
+                queued_event_abandon_locked(a->q, qe);
+                queued_event_abandon_locked(a->q, qe); /* idempotent */
+        }
+}
+
+static void test_abandon(void)
+{
+        struct queued_event *a, *b, *x;
+        struct event_queue *q;
+        struct counters c;
+        struct abandon_ctx ctx;
+        int need;
+
+        q = new_queue(&c, 0);
+        push1(q, mk(1, "add", "/devices/p", "test", NULL));
+        push1(q, mk(2, "add", "/devices/p/c", "test", NULL));
+        push1(q, mk(3, "add", "/devices/x", "test", NULL));
+        a = take_now(q, 1);
+        x = take_now(q, 3);
+        ASSERT_EQ(stats(q).runnable, 0);
+        ASSERT_TRUE(!queued_event_abandoned(a));
+
+        need = atomic_load(&c.need_worker);
+        ctx = (struct abandon_ctx){ .q = q, .seqnum = 1 };
+        event_queue_foreach_running(q, abandon_cb, &ctx);
+        ASSERT_EQ(ctx.visited, 2);
+        ASSERT_TRUE(queued_event_abandoned(a));
+        ASSERT_EQ(stats(q).running, 1);
+        ASSERT_EQ(stats(q).runnable, 1);
+        ASSERT_EQ(stats(q).done_total, 1);
+        ASSERT_EQ(atomic_load(&c.need_worker), need + 1); /* 2 became runnable, nobody idle */
+
+        /* abandoned events are not visited again */
+        ctx = (struct abandon_ctx){ .q = q, .seqnum = 0 };
+        event_queue_foreach_running(q, abandon_cb, &ctx);
+        ASSERT_EQ(ctx.visited, 1);
+
+        b = take_now(q, 2);
+        /* A new event for the abandoned device does not wait for it either. */
+        push1(q, mk(4, "change", "/devices/p", "test", NULL));
+        ASSERT_EQ(stats(q).runnable, 0); /* but it waits for 2 */
+        event_queue_done(q, b);
+        b = take_now(q, 4);
+        event_queue_done(q, b);
+        event_queue_done(q, x);
+        ASSERT_EQ(stats(q).running + stats(q).queued, 0);
+        ASSERT_EQ(atomic_load(&c.busy_false), 1); /* empty although a is still lent */
+        ASSERT_EQ(event_queue_wait_empty(q, 0), 0);
+        /* the worker finally returns the abandoned event: only freed */
+        ASSERT_STREQ(queued_event_uevent(a)->devpath, "/devices/p");
+        event_queue_done(q, a);
+        ASSERT_EQ(stats(q).done_total, 4);
+        ASSERT_EQ(atomic_load(&c.busy_true), 1);
+        ASSERT_EQ(atomic_load(&c.busy_false), 1);
+        event_queue_free(q);
+}
+
+static void test_abandon_last(void)
+{
+        struct event_queue *q;
+        struct counters c;
+        struct abandon_ctx ctx;
+        struct queued_event *a;
+
+        q = new_queue(&c, 0);
+        push1(q, mk(1, "add", "/devices/p", "test", NULL));
+        a = take_now(q, 1);
+        ctx = (struct abandon_ctx){ .q = q, .seqnum = 1 };
+        event_queue_foreach_running(q, abandon_cb, &ctx);
+        ASSERT_EQ(atomic_load(&c.busy_false), 1);
+        push1(q, mk(2, "add", "/devices/p", "test", NULL));
+        ASSERT_EQ(atomic_load(&c.busy_true), 2);
+        event_queue_done(q, take_now(q, 2));
+        ASSERT_EQ(atomic_load(&c.busy_false), 2);
+        event_queue_done(q, a);
+        ASSERT_EQ(atomic_load(&c.busy_false), 2);
+        /* freeing the queue with a lent abandoned event also frees it */
+        push1(q, mk(3, "add", "/devices/p", "test", NULL));
+        a = take_now(q, 3);
+        ctx = (struct abandon_ctx){ .q = q, .seqnum = 3 };
+        event_queue_foreach_running(q, abandon_cb, &ctx);
+        event_queue_free(q);
+}
+
+/* ------------------------------------------------------------ capacity */
+
+static void test_capacity(void)
+{
+        struct event_queue *q;
+        struct counters c;
+        struct queued_event *a;
+        uint64_t t0;
+
+        q = new_queue(&c, 2);
+        ASSERT_EQ(event_queue_wait_capacity(q, 0), 0);
+        push1(q, mk(1, "add", "/devices/a", "test", NULL));
+        ASSERT_EQ(event_queue_wait_capacity(q, 0), 0);
+        push1(q, mk(2, "add", "/devices/b", "test", NULL));
+        t0 = now_usec(CLOCK_MONOTONIC);
+        ASSERT_EQ(event_queue_wait_capacity(q, t0 + 20 * USEC_PER_MSEC), -ETIMEDOUT);
+        ASSERT_TRUE(now_usec(CLOCK_MONOTONIC) >= t0 + 20 * USEC_PER_MSEC);
+        ASSERT_EQ(event_queue_wait_capacity(q, 0), -ETIMEDOUT); /* deadline in the past */
+        ASSERT_EQ(event_queue_wait_empty(q, t0 + 5 * USEC_PER_MSEC), -ETIMEDOUT);
+        a = take_now(q, 1);
+        ASSERT_EQ(event_queue_wait_capacity(q, 0), -ETIMEDOUT); /* running counts */
+        event_queue_done(q, a);
+        ASSERT_EQ(event_queue_wait_capacity(q, 0), 0);
+        event_queue_done(q, take_now(q, 2));
+        ASSERT_EQ(event_queue_wait_empty(q, 0), 0);
+        event_queue_free(q);
+}
+
+struct cap_waiter {
+        struct event_queue *q;
+        atomic_int result;
+        int (*fn)(struct event_queue *q, uint64_t deadline_usec);
+};
+
+static void *cap_waiter_main(void *userdata)
+{
+        struct cap_waiter *w = userdata;
+
+        atomic_store(&w->result, w->fn(w->q, now_usec(CLOCK_MONOTONIC) + 10 * USEC_PER_SEC));
+        return NULL;
+}
+
+static void test_capacity_wakeup(void)
+{
+        struct cap_waiter wc, we;
+        pthread_t tc, te;
+        struct event_queue *q;
+        struct counters c;
+        struct queued_event *a;
+
+        q = new_queue(&c, 1);
+        push1(q, mk(1, "add", "/devices/a", "test", NULL));
+        wc = (struct cap_waiter){ .q = q, .fn = event_queue_wait_capacity };
+        we = (struct cap_waiter){ .q = q, .fn = event_queue_wait_empty };
+        atomic_init(&wc.result, 1);
+        atomic_init(&we.result, 1);
+        ASSERT_EQ(pthread_create(&tc, NULL, cap_waiter_main, &wc), 0);
+        ASSERT_EQ(pthread_create(&te, NULL, cap_waiter_main, &we), 0);
+        sleep_ms(30);
+        ASSERT_EQ(atomic_load(&wc.result), 1);
+        ASSERT_EQ(atomic_load(&we.result), 1);
+        a = take_now(q, 1);
+        event_queue_done(q, a);
+        ASSERT_EQ(pthread_join(tc, NULL), 0);
+        ASSERT_EQ(pthread_join(te, NULL), 0);
+        ASSERT_EQ(atomic_load(&wc.result), 0);
+        ASSERT_EQ(atomic_load(&we.result), 0);
+
+        /* shutdown releases capacity waiters */
+        push1(q, mk(2, "add", "/devices/a", "test", NULL));
+        atomic_store(&wc.result, 1);
+        ASSERT_EQ(pthread_create(&tc, NULL, cap_waiter_main, &wc), 0);
+        sleep_ms(30);
+        event_queue_shutdown(q, true);
+        ASSERT_EQ(pthread_join(tc, NULL), 0);
+        ASSERT_EQ(atomic_load(&wc.result), -ESHUTDOWN);
+        event_queue_free(q);
+}
+
+static void test_push_edge_cases(void)
+{
+        struct uevent *evs[3];
+        struct event_queue *q;
+        struct counters c;
+
+        q = new_queue(&c, 0);
+        ASSERT_EQ(event_queue_push(q, NULL, 0), 0);
+        ASSERT_EQ(atomic_load(&c.busy_true), 0);
+        evs[0] = mk(1, "add", "/devices/a", "test", NULL);
+        evs[1] = NULL;
+        evs[2] = mk(2, "add", "/devices/a", "test", NULL);
+        ASSERT_EQ(event_queue_push(q, evs, 3), 0);
+        ASSERT_EQ(stats(q).queued, 2);
+        ASSERT_EQ(stats(q).runnable, 1);
+        event_queue_shutdown(q, false);
+        evs[0] = mk(3, "add", "/devices/b", "test", NULL);
+        evs[1] = mk(4, "add", "/devices/c", "test", NULL);
+        ASSERT_EQ(event_queue_push(q, evs, 2), -ESHUTDOWN); /* freed (ASan checks) */
+        event_queue_free(q); /* frees the queued ones */
+        event_queue_free(NULL);
+}
+
+/* --------------------------------------------------------------- scale */
+
+static double elapsed_s(uint64_t t0)
+{
+        return (double)(now_usec(CLOCK_MONOTONIC) - t0) / (double)USEC_PER_SEC;
+}
+
+static void test_scale_independent(void)
+{
+        enum { N = 10000, BATCH = 100 };
+        struct event_queue *q;
+        struct counters c;
+        struct uevent *evs[BATCH];
+        char path[128];
+        uint64_t t0;
+        unsigned n;
+
+        q = new_queue(&c, 0);
+        t0 = now_usec(CLOCK_MONOTONIC);
+        for (unsigned i = 0; i < N; i += BATCH) {
+                for (unsigned j = 0; j < BATCH; j++) {
+                        snprintf(path, sizeof(path), "/devices/virtual/scale/g%u/e%u",
+                                 (i + j) % 7, i + j);
+                        evs[j] = mk(i + j + 1, "add", path, "test", NULL);
+                }
+                ASSERT_EQ(event_queue_push(q, evs, BATCH), 0);
+        }
+        ASSERT_EQ(stats(q).runnable, N);
+        for (n = 0; n < N; n++) {
+                struct queued_event *qe = event_queue_take(q);
+
+                ASSERT_EQ(queued_event_uevent(qe)->seqnum, n + 1);
+                event_queue_done(q, qe);
+        }
+        fprintf(stderr, "(%.3f s ", elapsed_s(t0));
+        ASSERT_TRUE(elapsed_s(t0) < 2.0);
+        t0 = now_usec(CLOCK_MONOTONIC);
+        /* now a parent that has to wait for 10000 earlier children, and
+         * 10000 children that have to wait for it */
+        for (unsigned i = 0; i < N; i++) {
+                snprintf(path, sizeof(path), "/devices/virtual/scale/g%u/e%u", i % 7, i);
+                push1(q, mk(N + 1 + i, "change", path, "test", NULL));
+        }
+        push1(q, mk(2 * N + 1, "change", "/devices/virtual/scale", "test", NULL));
+        for (unsigned i = 0; i < N; i++) {
+                snprintf(path, sizeof(path), "/devices/virtual/scale/g%u/e%u", i % 7, i);
+                push1(q, mk(2 * N + 2 + i, "remove", path, "test", NULL));
+        }
+        ASSERT_EQ(stats(q).runnable, N);
+        for (n = 0; n < 2 * N + 1; n++)
+                event_queue_done(q, event_queue_take(q));
+        ASSERT_EQ(stats(q).runnable, 0);
+        ASSERT_EQ(stats(q).queued, 0);
+        ASSERT_EQ(stats(q).done_total, 3 * N + 1);
+        fprintf(stderr, "+ %.3f s) ", elapsed_s(t0));
+        ASSERT_TRUE(elapsed_s(t0) < 4.0);
+        event_queue_free(q);
+}
+
+static void test_scale_chain(void)
+{
+        enum { N = 10000 };
+        struct event_queue *q;
+        struct counters c;
+        uint64_t t0;
+
+        q = new_queue(&c, 0);
+        t0 = now_usec(CLOCK_MONOTONIC);
+        for (unsigned i = 0; i < N; i++)
+                push1(q, mk(i + 1, i % 2 ? "remove" : "add", "/devices/virtual/one/dev", "test",
+                            "MAJOR=10", "MINOR=1", "DEVNAME=one", NULL));
+        ASSERT_EQ(stats(q).runnable, 1);
+        for (unsigned i = 0; i < N; i++)
+                event_queue_done(q, take_now(q, i + 1));
+        fprintf(stderr, "(%.3f s) ", elapsed_s(t0));
+        ASSERT_TRUE(elapsed_s(t0) < 2.0);
+        event_queue_free(q);
+}
+
+/* -------------------------------------------------------------- stress */
+
+#define S_EVENTS 20000
+#define S_WORKERS 6
+
+/* Paths of the stress tree; the conflict relation over them is precomputed. */
+static const char *const s_paths[] = {
+        "/devices/r0",           "/devices/r0/a",         "/devices/r0/a/x",
+        "/devices/r0/a/x/n",     "/devices/r0/a/y",       "/devices/r0/ab",
+        "/devices/r0/ab/x",      "/devices/r0/b",         "/devices/r0/b/x",
+        "/devices/r1",           "/devices/r1/a",         "/devices/r1/a/x",
+        "/devices/r1/c",         "/devices/r1/c/d",       "/devices/r1/c/d/e",
+        "/devices/r10",          "/devices/r10/a",        "/devices/virtual/net/v0",
+        "/devices/virtual/net/v1", "/devices/virtual/net/v2",
+};
+#define S_NPATHS ARRAY_SIZE(s_paths)
+
+struct s_event {
+        int path, old;         /* index into s_paths, old = -1 if none */
+        char id[UEVENT_ID_MAX];
+        char devnode[UEVENT_DEVNODE_MAX];
+        atomic_uint_fast64_t start, end, abandon; /* ticks; 0 = never */
+};
+
+struct stress {
+        struct event_queue *q;
+        struct counters c;
+        struct s_event *ev; /* index = seqnum - 1 */
+        atomic_uint_fast64_t tick;
+        atomic_bool pusher_done;
+        atomic_uint_fast64_t abandoned;
+        bool conflict[S_NPATHS][S_NPATHS];
+};
+
+static bool path_conflict(const char *a, const char *b)
+{
+        size_t la = strlen(a), lb = strlen(b);
+
+        if (la > lb)
+                return path_conflict(b, a);
+        return strncmp(a, b, la) == 0 && (b[la] == '\0' || b[la] == '/');
+}
+
+static void *s_worker(void *userdata)
+{
+        struct stress *s = userdata;
+        unsigned seed = (unsigned)(uintptr_t)pthread_self();
+        struct queued_event *qe;
+
+        while ((qe = event_queue_take(s->q))) {
+                struct s_event *e = &s->ev[queued_event_uevent(qe)->seqnum - 1];
+                unsigned r = (unsigned)rand_r(&seed);
+
+                atomic_store(&e->start, atomic_fetch_add(&s->tick, 1) + 1);
+                if (r % 500 == 0)
+                        sleep_ms(3); /* a slow event: may be abandoned */
+                else if (r % 4 == 0)
+                        sched_yield();
+                (void)queued_event_abandoned(qe);
+                atomic_store(&e->end, atomic_fetch_add(&s->tick, 1) + 1);
+                event_queue_done(s->q, qe);
+        }
+        return NULL;
+}
+
+static void *s_pusher(void *userdata)
+{
+        struct stress *s = userdata;
+        unsigned seed = 12345;
+        unsigned n = 0;
+        char old[128], devname[64], majmin[2][32], ifindex[32];
+
+        while (n < S_EVENTS) {
+                struct uevent *batch[16];
+                unsigned k = 1 + (unsigned)rand_r(&seed) % ARRAY_SIZE(batch), m;
+
+                ASSERT_EQ(event_queue_wait_capacity(s->q, USEC_INFINITY), 0);
+                for (m = 0; m < k && n < S_EVENTS; m++, n++) {
+                        struct s_event *e = &s->ev[n];
+                        const char *extra[6] = { NULL };
+                        unsigned r = (unsigned)rand_r(&seed), ne = 0;
+                        const char *subsystem = "test";
+
+                        e->path = (int)(r % S_NPATHS);
+                        e->old = -1;
+                        r /= S_NPATHS;
+                        if (strstr(s_paths[e->path], "/net/")) {
+                                subsystem = "net";
+                                snprintf(ifindex, sizeof(ifindex), "IFINDEX=%u", 2 + r % 3);
+                                extra[ne++] = ifindex;
+                        } else if (r % 3 == 0) {
+                                subsystem = "block";
+                                snprintf(majmin[0], sizeof(majmin[0]), "MAJOR=%u", 8);
+                                snprintf(majmin[1], sizeof(majmin[1]), "MINOR=%u",
+                                         (r / 3) % 5);
+                                snprintf(devname, sizeof(devname), "DEVNAME=disk%u",
+                                         (r / 15) % 4);
+                                extra[ne++] = majmin[0];
+                                extra[ne++] = majmin[1];
+                                extra[ne++] = devname;
+                        }
+                        r /= 60;
+                        if (r % 10 == 0) {
+                                e->old = (int)((r / 10) % S_NPATHS);
+                                snprintf(old, sizeof(old), "DEVPATH_OLD=%s", s_paths[e->old]);
+                                extra[ne++] = old;
+                        }
+                        batch[m] = mk(n + 1, e->old >= 0 ? "move" : "change",
+                                      s_paths[e->path], subsystem, extra[0], extra[1],
+                                      extra[2], extra[3], extra[4], NULL);
+                        memcpy(e->id, batch[m]->id, sizeof(e->id));
+                        memcpy(e->devnode, batch[m]->devnode, sizeof(e->devnode));
+                }
+                ASSERT_EQ(event_queue_push(s->q, batch, m), 0);
+        }
+        atomic_store(&s->pusher_done, true);
+        return NULL;
+}
+
+struct s_abandon_ctx {
+        struct stress *s;
+        uint64_t now;
+};
+
+static void s_abandon_cb(struct queued_event *qe, void *userdata)
+{
+        struct s_abandon_ctx *a = userdata;
+        struct s_event *e = &a->s->ev[queued_event_uevent(qe)->seqnum - 1];
+
+        if (a->now - queued_event_start_usec(qe) < 1000)
+                return;
+        atomic_store(&e->abandon, atomic_fetch_add(&a->s->tick, 1) + 1);
+        atomic_fetch_add(&a->s->abandoned, 1);
+        queued_event_abandon_locked(a->s->q, qe);
+}
+
+/* Plays the manager: timeouts, and some pause/limit changes. */
+static void *s_manager(void *userdata)
+{
+        struct stress *s = userdata;
+        unsigned i = 0;
+
+        while (!atomic_load(&s->pusher_done)) {
+                struct s_abandon_ctx a = { .s = s, .now = now_usec(CLOCK_MONOTONIC) };
+
+                event_queue_foreach_running(s->q, s_abandon_cb, &a);
+                i++;
+                if (i % 50 == 0) {
+                        event_queue_set_paused(s->q, true);
+                        sleep_ms(1);
+                        event_queue_set_paused(s->q, false);
+                }
+                if (i % 70 == 0)
+                        event_queue_set_max_running(s->q, 1 + i % S_WORKERS);
+                sleep_ms(1);
+        }
+        event_queue_set_max_running(s->q, 0);
+        return NULL;
+}
+
+static void s_check(struct stress *s)
+{
+        /* Latest end tick per conflict key among the events seen so far. */
+        uint64_t by_path[S_NPATHS] = {}, by_old[S_NPATHS] = {};
+        uint64_t by_id[64] = {}, by_node[16] = {};
+        char ids[64][UEVENT_ID_MAX], nodes[16][UEVENT_DEVNODE_MAX];
+        unsigned n_ids = 0, n_nodes = 0;
+
+        for (unsigned n = 0; n < S_EVENTS; n++) {
+                struct s_event *e = &s->ev[n];
+                uint64_t start = atomic_load(&e->start), end = atomic_load(&e->end);
+                uint64_t ab = atomic_load(&e->abandon);
+                uint64_t need = 0, fin = ab ? ab : end;
+                unsigned id, node = UINT32_MAX;
+
+                ASSERT_TRUE(start > 0 && end > start);
+                for (id = 0; id < n_ids && strcmp(ids[id], e->id) != 0; id++)
+                        ;
+                if (id == n_ids) {
+                        ASSERT_TRUE(n_ids < ARRAY_SIZE(ids));
+                        memcpy(ids[n_ids++], e->id, sizeof(e->id));
+                }
+                need = MAX(need, by_id[id]);
+                if (e->devnode[0]) {
+                        for (node = 0; node < n_nodes && strcmp(nodes[node], e->devnode); node++)
+                                ;
+                        if (node == n_nodes) {
+                                ASSERT_TRUE(n_nodes < ARRAY_SIZE(nodes));
+                                memcpy(nodes[n_nodes++], e->devnode, sizeof(e->devnode));
+                        }
+                        need = MAX(need, by_node[node]);
+                }
+                for (unsigned p = 0; p < S_NPATHS; p++) {
+                        if (s->conflict[e->path][p])
+                                need = MAX(need, MAX(by_path[p], by_old[p]));
+                        if (e->old >= 0 && s->conflict[e->old][p])
+                                need = MAX(need, by_path[p]);
+                }
+                if (start <= need)
+                        fprintf(stderr, "event %u started at %" PRIu64
+                                " before a conflicting earlier one finished at %" PRIu64 "\n",
+                                n + 1, start, need);
+                ASSERT_TRUE(start > need);
+
+                by_id[id] = MAX(by_id[id], fin);
+                if (node != UINT32_MAX)
+                        by_node[node] = MAX(by_node[node], fin);
+                by_path[e->path] = MAX(by_path[e->path], fin);
+                if (e->old >= 0)
+                        by_old[e->old] = MAX(by_old[e->old], fin);
+        }
+}
+
+static void test_stress(void)
+{
+        pthread_t workers[S_WORKERS], pusher, manager;
+        struct stress *s;
+        struct event_queue_hooks hooks;
+
+        s = calloc(1, sizeof(*s));
+        ASSERT_TRUE(s);
+        s->ev = calloc(S_EVENTS, sizeof(*s->ev));
+        ASSERT_TRUE(s->ev);
+        for (unsigned a = 0; a < S_NPATHS; a++)
+                for (unsigned b = 0; b < S_NPATHS; b++)
+                        s->conflict[a][b] = path_conflict(s_paths[a], s_paths[b]);
+        ASSERT_TRUE(s->conflict[0][1] && !s->conflict[1][5] && !s->conflict[9][15]);
+
+        hooks = (struct event_queue_hooks){
+                .on_busy_changed = on_busy, .on_need_worker = on_need, .userdata = &s->c,
+        };
+        ASSERT_EQ(event_queue_new(&hooks, 256, &s->q), 0);
+        for (unsigned i = 0; i < S_WORKERS; i++)
+                ASSERT_EQ(pthread_create(&workers[i], NULL, s_worker, s), 0);
+        ASSERT_EQ(pthread_create(&manager, NULL, s_manager, s), 0);
+        ASSERT_EQ(pthread_create(&pusher, NULL, s_pusher, s), 0);
+
+        ASSERT_EQ(pthread_join(pusher, NULL), 0);
+        ASSERT_EQ(pthread_join(manager, NULL), 0);
+        ASSERT_EQ(event_queue_wait_empty(s->q, now_usec(CLOCK_MONOTONIC) + 120 * USEC_PER_SEC),
+                  0);
+        event_queue_shutdown(s->q, false);
+        for (unsigned i = 0; i < S_WORKERS; i++)
+                ASSERT_EQ(pthread_join(workers[i], NULL), 0);
+
+        ASSERT_EQ(stats(s->q).pushed_total, S_EVENTS);
+        ASSERT_EQ(stats(s->q).done_total, S_EVENTS);
+        ASSERT_EQ(atomic_load(&s->c.busy_true), atomic_load(&s->c.busy_false));
+        ASSERT_TRUE(atomic_load(&s->c.busy_true) >= 1);
+        s_check(s);
+        fprintf(stderr, "(%" PRIu64 " abandoned, %d busy cycles, %d worker requests) ",
+                (uint64_t)atomic_load(&s->abandoned), atomic_load(&s->c.busy_true),
+                atomic_load(&s->c.need_worker));
+        event_queue_free(s->q);
+        free(s->ev);
+        free(s);
+}
+
+int main(void)
+{
+        TEST_RUN(test_same_devpath);
+        TEST_RUN(test_parent_child);
+        TEST_RUN(test_same_devnum);
+        TEST_RUN(test_same_ifindex);
+        TEST_RUN(test_same_devnode);
+        TEST_RUN(test_devpath_old);
+        TEST_RUN(test_independent);
+        TEST_RUN(test_chain);
+        TEST_RUN(test_fan_in);
+        TEST_RUN(test_paused);
+        TEST_RUN(test_max_running);
+        TEST_RUN(test_need_worker);
+        TEST_RUN(test_shutdown_drain);
+        TEST_RUN(test_shutdown_drop);
+        TEST_RUN(test_shutdown_paused);
+        TEST_RUN(test_abandon);
+        TEST_RUN(test_abandon_last);
+        TEST_RUN(test_capacity);
+        TEST_RUN(test_capacity_wakeup);
+        TEST_RUN(test_push_edge_cases);
+        TEST_RUN(test_scale_independent);
+        TEST_RUN(test_scale_chain);
+        TEST_RUN(test_stress);
+        return 0;
+}
