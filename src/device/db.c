@@ -193,6 +193,32 @@ static int parse_db(char *data, size_t len, struct db_record *r)
         return 0;
 }
 
+int db_parse(const char *data, size_t len, struct db_record *r)
+{
+        _cleanup_(db_record_clear) struct db_record rec = {};
+        _cleanup_free_ char *copy = NULL;
+        int k;
+
+        if (!r || (!data && len > 0))
+                return -EINVAL;
+        db_record_clear(r);
+        if (len > DB_FILE_MAX)
+                return -EFBIG;
+        copy = malloc(len + 1);
+        if (!copy)
+                return -ENOMEM;
+        if (len > 0)
+                memcpy(copy, data, len);
+        copy[len] = '\0';
+
+        k = parse_db(copy, len, &rec);
+        if (k < 0)
+                return k;
+        *r = rec;
+        rec = (struct db_record){};
+        return 0;
+}
+
 int db_read(const char *run_dir, const char *id, struct db_record *r)
 {
         _cleanup_(db_record_clear) struct db_record rec = {};

@@ -45,6 +45,9 @@ void db_record_clear(struct db_record *r);
  * replaces the earlier one, Q: implies G:, tags with ':' or ' ' and empty S:
  * values are skipped, each list stops growing at DB_ENTRIES_MAX. */
 int db_read(const char *run_dir, const char *id, struct db_record *r);
+/* The parser of db_read() on a buffer (borrowed, need not be NUL-terminated),
+ * for tools and fuzzing; `persist` is left false. 0, -EFBIG, -ENOMEM. */
+int db_parse(const char *data, size_t len, struct db_record *r);
 
 /* Write the record atomically (temp + rename, mode 0644 or 01644).
  * If the record holds nothing (no devlinks, priority 0, no properties, no tags):

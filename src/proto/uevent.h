@@ -68,7 +68,34 @@ struct uevent {
  * control characters other than the '\n' cut, DEVNAME without "..", at most
  * UEVENT_PROPS_MAX properties, len <= UEVENT_BUFFER_MAX.
  * On success *ret is a new record (free with uevent_free()); on failure returns
- * -EBADMSG (malformed), -E2BIG (too large/too many properties) or -ENOMEM. */
+ * -EBADMSG (malformed), -E2BIG (too large/too many properties) or -ENOMEM.
+ * Pure function of the buffer (no I/O besides a debug log line): fuzzable.
+ *
+ * Exact rules:
+ *  - every string after the header is "KEY=VALUE", KEY matching [A-Za-z0-9_.]+
+ *    (so no control characters, spaces or '-' in keys); empty strings rejected;
+ *  - each value is cut at its first '\n' (like sd-device); the rest is kept
+ *    verbatim: control characters and any bytes >= 0x80 are allowed in ordinary
+ *    values (input NAME=, USB strings), but not in the identity values below;
+ *  - a repeated key keeps its first position in props[] and takes the last
+ *    value (sd-device's hashmap semantics), except ACTION, DEVPATH,
+ *    DEVPATH_OLD, SUBSYSTEM, SEQNUM, MAJOR, MINOR, IFINDEX, DEVNAME, whose
+ *    repetition rejects the message; the UEVENT_PROPS_MAX limit counts raw
+ *    strings, repeats included;
+ *  - ACTION one of the 8 known actions and equal to the header's action;
+ *    DEVPATH equal to the header's path, DEVPATH/DEVPATH_OLD "/"-rooted with
+ *    non-empty components, none "." or "..", no trailing '/', no control chars;
+ *  - SUBSYSTEM non-empty, without '/' or control chars; DEVTYPE and DRIVER, if
+ *    present, non-empty without control chars;
+ *  - SEQNUM: decimal digits only (no sign/space/hex), 1..UINT64_MAX;
+ *    MAJOR/MINOR: digits only, <= UINT32_MAX; MINOR without MAJOR (or with
+ *    MAJOR=0) gives minor 0; IFINDEX: digits only, 1..INT_MAX;
+ *  - DEVNAME relative ("sdb", "bus/usb/001/002") or absolute starting with
+ *    "/dev/"; the part after "/dev/" must have non-empty components, none "."
+ *    or "..", no control chars; devnode = "/dev/" + that part; too long for
+ *    UEVENT_DEVNODE_MAX: -E2BIG;
+ *  - the id must be computable (device_id_format()), else -EBADMSG (e.g.
+ *    SUBSYSTEM=drivers without a "/drivers/" component) or -E2BIG (too long). */
 int uevent_parse_kernel(const void *data, size_t len, uint64_t recv_usec, struct uevent **ret);
 
 /* Property lookup by exact key; NULL if absent. */
@@ -78,6 +105,13 @@ void uevent_free(struct uevent *ev);
 static inline void uevent_freep(struct uevent **p) { uevent_free(*p); }
 
 /* Compute the database id of a device (wire-formats.md §2.1) into buf.
- * Returns 0, or -ENOENT if the device has no id (no subsystem), -ENAMETOOLONG. */
+ * major > 0: "b"/"c" + "M:m"; else ifindex > 0: "n" + ifindex; else
+ * "+subsystem:sysname" with sysname = last devpath component as is ('!' kept);
+ * for subsystem "drivers": "+drivers:<S>:sysname", S = the devpath component
+ * right before the first "/drivers/" (sd-device's rule: "/bus/pci/drivers/e1000e"
+ * gives "+drivers:pci:e1000e").
+ * Returns 0, or -ENOENT if the device has no id (no subsystem), -ENAMETOOLONG
+ * (does not fit in size, or longer than a file name, 255), -EINVAL (subsystem
+ * with '/', empty/"."/".." sysname, "drivers" without "/drivers/"). */
 int device_id_format(char *buf, size_t size, const char *subsystem, const char *devpath,
                      unsigned major, unsigned minor, int ifindex);
