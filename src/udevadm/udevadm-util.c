@@ -1,0 +1,100 @@
+/* threads: any (udevadm is single-threaded) */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "shared/log.h"
+#include "shared/macro.h"
+#include "shared/time-util.h"
+#include "udevadm/udevadm.h"
+
+int udevadm_print_version(void)
+{
+        printf("%s\n", UDEVADM_COMPAT_VERSION);
+        return 0;
+}
+
+static bool env_is_true(const char *name)
+{
+        const char *v = getenv(name);
+
+        if (!v)
+                return false;
+        return streq(v, "1") || streq(v, "yes") || streq(v, "y") || streq(v, "true") ||
+               streq(v, "t") || streq(v, "on");
+}
+
+bool udevadm_running_in_chroot(void)
+{
+        struct stat a, b;
+
+        if (env_is_true("SYSTEMD_IGNORE_CHROOT"))
+                return false;
+        /* Unknown (e.g. no permission to look at PID 1): assume no chroot. */
+        if (stat("/proc/1/root", &a) < 0 || stat("/", &b) < 0)
+                return false;
+        return a.st_dev != b.st_dev || a.st_ino != b.st_ino;
+}
+
+int udevadm_parse_sec(const char *s, uint64_t *ret)
+{
+        if (streq(s, "infinity")) {
+                *ret = USEC_INFINITY;
+                return 0;
+        }
+        return parse_timespan_usec(s, ret);
+}
+
+int arg_list_add(struct arg_list *l, const char *s)
+{
+        const char **n = realloc(l->items, (l->n + 1) * sizeof(*n));
+
+        if (!n)
+                return log_error_errno(-ENOMEM, "Out of memory.");
+        l->items = n;
+        n[l->n++] = s;
+        return 0;
+}
+
+void arg_list_done(struct arg_list *l)
+{
+        free(l->items);
+        l->items = NULL;
+        l->n = 0;
+}
+
+int ctrl_conn_send(struct ctrl_conn *c, enum ctrl_msg_type type, int intval, const char *strval)
+{
+        struct ctrl_msg m = { .type = type, .intval = intval };
+        int r;
+
+        if (strval) {
+                size_t n = strlen(strval);
+
+                if (n >= sizeof(m.strval))
+                        return -ENAMETOOLONG;
+                memcpy(m.strval, strval, n + 1);
+        }
+        if (c->fd < 0) {
+                r = ctrl_client_connect(CTRL_SOCKET_PATH, &c->fd);
+                if (r < 0) {
+                        c->fd = -1;
+                        return r;
+                }
+        }
+        return ctrl_client_send(c->fd, &m);
+}
+
+int ctrl_conn_finish(struct ctrl_conn *c, uint64_t timeout_usec)
+{
+        if (c->fd < 0)
+                return 0;
+        return ctrl_client_finish(c->fd, timeout_usec);
+}
+
+void ctrl_conn_close(struct ctrl_conn *c)
+{
+        c->fd = safe_close(c->fd);
+}

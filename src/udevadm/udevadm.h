@@ -1,0 +1,68 @@
+/* threads: any (udevadm is single-threaded) */
+#pragma once
+/* Private interface of the udevadm tool: verb entry points and the small
+ * helpers the verbs share (udevadm-util.c).
+ *
+ * A verb receives argv with argv[0] = the verb name (so getopt messages read
+ * "control: unrecognized option ..." like systemd's) and returns 0 on success
+ * or a negative errno after it has logged the reason; main() turns any
+ * negative value into exit status 1. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "proto/ctrl-msg.h"
+
+/* `udevadm --version` prints the systemd version whose interfaces we
+ * implement: scripts compare it numerically (e.g. `[ $(udevadm --version) -ge 240 ]`). */
+#define UDEVADM_COMPAT_VERSION "252"
+
+#define UDEV_RUN_DIR "/run/udev"
+#define UDEV_QUEUE_FILE "/run/udev/queue"
+
+int control_main(int argc, char *argv[]);
+int settle_main(int argc, char *argv[]);
+int monitor_main(int argc, char *argv[]);
+int trigger_main(int argc, char *argv[]);
+
+int udevadm_print_version(void);
+
+static inline void fclosep(FILE **f)
+{
+        if (*f)
+                fclose(*f);
+}
+
+/* True if we run in a chroot (our "/" is not PID 1's root); then the
+ * trigger/settle/control/monitor verbs do nothing, as systemd's do.
+ * $SYSTEMD_IGNORE_CHROOT=1 disables the check. */
+bool udevadm_running_in_chroot(void);
+
+/* systemd's parse_sec(): "infinity" -> USEC_INFINITY, otherwise a time span
+ * (bare number = seconds). 0 or -EINVAL/-ERANGE. */
+int udevadm_parse_sec(const char *s, uint64_t *ret);
+
+/* A growing list of borrowed strings (option arguments). */
+struct arg_list {
+        const char **items; /* owned array, borrowed strings */
+        size_t n;
+};
+int arg_list_add(struct arg_list *l, const char *s); /* 0 or -ENOMEM (logged) */
+void arg_list_done(struct arg_list *l);
+
+/* Lazily connected control-socket client: the connection is made by the
+ * first message, so that a connect error is reported as the failure of that
+ * request, like systemd's udevadm does. */
+struct ctrl_conn {
+        int fd;         /* -1 until connected */
+};
+#define CTRL_CONN_INIT { .fd = -1 }
+
+/* Connect if needed, then send one request. 0 or -errno. */
+int ctrl_conn_send(struct ctrl_conn *c, enum ctrl_msg_type type, int intval, const char *strval);
+/* If connected: send END and, unless timeout_usec is 0, wait for the server
+ * to close the connection (USEC_INFINITY: no limit). Not connected: 0.
+ * 0, -ETIMEDOUT or -errno. */
+int ctrl_conn_finish(struct ctrl_conn *c, uint64_t timeout_usec);
+void ctrl_conn_close(struct ctrl_conn *c);
