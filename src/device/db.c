@@ -47,7 +47,10 @@ static bool tag_is_valid(const char *t)
 }
 
 /* The tag index additionally needs a usable directory name. */
-static bool tag_is_indexable(const char *t) { return tag_is_valid(t) && t[0] != '.' && !strchr(t, '/'); }
+static bool tag_is_indexable(const char *t)
+{
+        return tag_is_valid(t) && t[0] != '.' && !strchr(t, '/');
+}
 
 static int path_join3(char *buf, size_t size, const char *a, const char *b, const char *c)
 {

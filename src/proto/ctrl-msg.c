@@ -41,7 +41,10 @@ const char *ctrl_msg_type_to_string(enum ctrl_msg_type t)
 
 static bool type_is_valid(int t) { return t >= 0 && t < _CTRL_MSG_TYPE_MAX; }
 
-static bool type_has_int(int t) { return t == CTRL_MSG_SET_LOG_LEVEL || t == CTRL_MSG_SET_CHILDREN_MAX; }
+static bool type_has_int(int t)
+{
+        return t == CTRL_MSG_SET_LOG_LEVEL || t == CTRL_MSG_SET_CHILDREN_MAX;
+}
 
 /* "KEY=VALUE" with a non-empty key and no control characters. */
 static bool env_assignment_is_valid(const char *s)

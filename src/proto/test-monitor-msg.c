@@ -209,8 +209,8 @@ static void test_decode_rejects(void)
         ASSERT_EQ(monitor_msg_decode(bad, (size_t)n, &p, &plen), -EBADMSG);
 
         /* A kernel-format message is not a libudev one. */
-        ASSERT_EQ(monitor_msg_decode("add@/devices/x\0ACTION=add\0DEVPATH=/devices/x\0SUBSYSTEM=y\0",
-                                     56, &p, &plen),
+        static const char kmsg[] = "add@/devices/x\0ACTION=add\0DEVPATH=/devices/x\0SUBSYSTEM=y";
+        ASSERT_EQ(monitor_msg_decode(kmsg, sizeof(kmsg), &p, &plen),
                   -EBADMSG);
         ASSERT_EQ(monitor_msg_decode(msg, (size_t)MONITOR_MSG_MAX + 1, &p, &plen), -EBADMSG);
 }

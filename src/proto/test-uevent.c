@@ -149,15 +149,16 @@ static void test_net(void)
         ASSERT_STREQ(ev->devnode, "");
         ASSERT_STREQ(ev->sysname, "veth0");
 
-        ASSERT_EQ(parse_parts(PARTS("move@/devices/pci0000:00/0000:00:03.0/net/enp0s3", "ACTION=move",
-                                    "DEVPATH=/devices/pci0000:00/0000:00:03.0/net/enp0s3",
-                                    "SUBSYSTEM=net", "DEVPATH_OLD=/devices/pci0000:00/0000:00:03.0/net/eth0",
-                                    "INTERFACE=enp0s3", "IFINDEX=2147483647", "SEQNUM=78"),
+#define PCINET "/devices/pci0000:00/0000:00:03.0/net/"
+        ASSERT_EQ(parse_parts(PARTS("move@" PCINET "enp0s3", "ACTION=move",
+                                    "DEVPATH=" PCINET "enp0s3", "SUBSYSTEM=net",
+                                    "DEVPATH_OLD=" PCINET "eth0", "INTERFACE=enp0s3",
+                                    "IFINDEX=2147483647", "SEQNUM=78"),
                               &mv),
                   0);
         check_invariants(mv);
         ASSERT_EQ(mv->action, UEVENT_ACTION_MOVE);
-        ASSERT_STREQ(mv->devpath_old, "/devices/pci0000:00/0000:00:03.0/net/eth0");
+        ASSERT_STREQ(mv->devpath_old, PCINET "eth0");
         ASSERT_STREQ(mv->id, "n2147483647");
 }
 
