@@ -26,7 +26,7 @@ ALL_CFLAGS  = $(BASEFLAGS) $(WARNFLAGS) $(SANFLAGS) $(PTHREAD_CFLAGS) \
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 LIBS        = $(LIBUDEV_LIBS) $(PTHREAD_LIBS)
 
-srcs_of = $(sort $(filter-out %/test-%.c,$(wildcard src/$(1)/*.c)))
+srcs_of = $(sort $(filter-out src/$(1)/test-%.c,$(wildcard src/$(1)/*.c)))
 SHARED_SRC = $(call srcs_of,shared)
 PROTO_SRC  = $(call srcs_of,proto)
 DEVICE_SRC = $(call srcs_of,device)

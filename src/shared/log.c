@@ -1,5 +1,6 @@
 /* threads: any */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 
 static _Atomic int max_level = LOG_INFO;
 static _Atomic int target = LOG_TARGET_CONSOLE;
+static int kmsg_fd = -1;
+static char log_ident[32] = "tudev";
 
 static const char *const level_names[8] = {
         "emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
@@ -19,8 +22,22 @@ static const char *const level_names[8] = {
 
 void log_set_target(enum log_target t, const char *ident)
 {
+        snprintf(log_ident, sizeof(log_ident), "%s", ident);
+        if (t == LOG_TARGET_AUTO) {
+                if (isatty(STDERR_FILENO))
+                        t = LOG_TARGET_CONSOLE;
+                else if (access("/dev/log", W_OK) == 0)
+                        t = LOG_TARGET_SYSLOG;
+                else
+                        t = LOG_TARGET_KMSG;
+        }
+        if (t == LOG_TARGET_KMSG && kmsg_fd < 0) {
+                kmsg_fd = open("/dev/kmsg", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+                if (kmsg_fd < 0)
+                        t = LOG_TARGET_CONSOLE;
+        }
         if (t == LOG_TARGET_SYSLOG)
-                openlog(ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+                openlog(log_ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
         atomic_store(&target, t);
 }
 
@@ -110,14 +127,25 @@ int log_internal(int level, int error, const char *file, int line, const char *f
         if ((size_t)len >= sizeof(buf) - 1)
                 len = sizeof(buf) - 2; /* truncated: keep what fits */
 
-        if (atomic_load(&target) == LOG_TARGET_SYSLOG) {
+        int t = atomic_load(&target);
+        if (t == LOG_TARGET_SYSLOG) {
                 syslog(level, "%s", buf);
+        } else if (t == LOG_TARGET_KMSG) {
+                char prefix[64];
+                int plen = snprintf(prefix, sizeof(prefix), "<%d>%s[%d]: ",
+                                    LOG_DAEMON | level, log_ident, (int)getpid());
+                buf[len++] = '\n';
+                struct iovec iov[2] = {
+                        { .iov_base = prefix, .iov_len = (size_t)plen },
+                        { .iov_base = buf, .iov_len = (size_t)len },
+                };
+                ssize_t _unused_ w = writev(kmsg_fd, iov, 2);
         } else {
                 char prefix[64];
-                uint64_t t = now_usec(CLOCK_MONOTONIC);
+                uint64_t ts = now_usec(CLOCK_MONOTONIC);
                 int plen = snprintf(prefix, sizeof(prefix), "[%5llu.%06llu] %s: ",
-                                    (unsigned long long)(t / USEC_PER_SEC),
-                                    (unsigned long long)(t % USEC_PER_SEC),
+                                    (unsigned long long)(ts / USEC_PER_SEC),
+                                    (unsigned long long)(ts % USEC_PER_SEC),
                                     log_level_to_string(level));
                 buf[len++] = '\n';
                 struct iovec iov[2] = {

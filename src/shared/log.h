@@ -17,8 +17,15 @@
 
 #define LOG_LINE_MAX 2048
 
-enum log_target { LOG_TARGET_CONSOLE, LOG_TARGET_SYSLOG };
+enum log_target {
+        LOG_TARGET_CONSOLE, /* stderr, with a monotonic timestamp */
+        LOG_TARGET_SYSLOG,  /* syslog(3) via /dev/log */
+        LOG_TARGET_KMSG,    /* /dev/kmsg, "<prio>ident[pid]: message" */
+        LOG_TARGET_AUTO,    /* console if stderr is a tty, else syslog if /dev/log
+                             * exists, else kmsg (else console) */
+};
 
+/* Select where messages go; call before threads start. */
 void log_set_target(enum log_target target, const char *ident);
 void log_set_max_level(int level);
 int log_get_max_level(void);

@@ -232,6 +232,8 @@ int main(int argc, char *argv[])
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
         if (settings.debug)
                 log_set_max_level(LOG_DEBUG);
+        else if (!settings.daemonize)
+                log_set_target(LOG_TARGET_AUTO, "udevd");
         if (getuid() != 0) {
                 log_error("udevd must run as root");
                 return EXIT_FAILURE;
@@ -254,7 +256,7 @@ int main(int argc, char *argv[])
                         return EXIT_FAILURE;
                 if (!settings.debug) {
                         redirect_stdio_to_null();
-                        log_set_target(LOG_TARGET_SYSLOG, "udevd");
+                        log_set_target(LOG_TARGET_AUTO, "udevd");
                 }
         }
 

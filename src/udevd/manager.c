@@ -383,6 +383,8 @@ int manager_run(struct manager *m)
         event_queue_get_stats(m->queue, &qs);
         if (!m->drain_on_exit && qs.queued > 0)
                 log_info("Dropping %zu queued events", qs.queued);
+        if (m->drain_on_exit)
+                event_queue_set_paused(m->queue, false); /* "exit" processes what is queued */
         event_queue_shutdown(m->queue, !m->drain_on_exit);
         uint64_t deadline = now_usec(CLOCK_MONOTONIC) + m->settings->event_timeout_usec;
         if (event_queue_wait_empty(m->queue, deadline) < 0) {
