@@ -56,12 +56,20 @@ struct under_link {
         size_t len;
 };
 
+enum {
+        QE_RESULT_OPEN,      /* running, nobody has published a result */
+        QE_RESULT_WORKER,    /* the worker publishes (broadcasts) its result */
+        QE_RESULT_ABANDONED, /* the manager gave up on it (event timeout) */
+};
+
 struct queued_event {
         struct uevent *ev;
         struct queued_event *prev, *next; /* in q->queued or q->lent */
         struct queued_event *runnable_next;
         enum qe_state state;
-        atomic_bool abandoned; /* read by the worker without the lock */
+        /* QE_RESULT_*: decided once, by whoever wins the compare-and-swap -- the
+         * worker publishing its result or the manager abandoning the event. */
+        atomic_int result_owner;
         uint64_t start_usec;
         uint64_t mark; /* insertion serial that last collected us as blocker */
         size_t n_blockers;
@@ -198,7 +206,7 @@ static struct queued_event *qe_new(struct uevent *ev)
                 return NULL;
         qe->ev = ev;
         qe->state = QE_QUEUED;
-        atomic_init(&qe->abandoned, false);
+        atomic_init(&qe->result_owner, QE_RESULT_OPEN);
         n = fill_links(qe, ev->devpath, false, 0);
         if (ev->devpath_old)
                 n = fill_links(qe, ev->devpath_old, true, n);
@@ -856,20 +864,33 @@ void event_queue_foreach_running(struct event_queue *q,
                 q->hooks.on_need_worker(q->hooks.userdata);
 }
 
-void queued_event_abandon_locked(struct event_queue *q, struct queued_event *qe)
+bool queued_event_abandon_locked(struct event_queue *q, struct queued_event *qe)
 {
+        int open = QE_RESULT_OPEN;
+
         if (qe->state != QE_RUNNING)
-                return;
+                return false;
+        if (!atomic_compare_exchange_strong(&qe->result_owner, &open, QE_RESULT_ABANDONED))
+                return false; /* the worker is already publishing its result */
         qe->state = QE_ABANDONED;
-        atomic_store(&qe->abandoned, true);
         release_locked(q, qe);
         q->n_running--;
         q->done_total++;
         count_decreased_locked(q);
         wake_takers_locked(q);
+        return true;
 }
 
 bool queued_event_abandoned(const struct queued_event *qe)
 {
-        return atomic_load(&((struct queued_event *)qe)->abandoned);
+        return atomic_load(&((struct queued_event *)qe)->result_owner) == QE_RESULT_ABANDONED;
+}
+
+bool queued_event_claim_result(struct queued_event *qe)
+{
+        int open = QE_RESULT_OPEN;
+
+        if (atomic_compare_exchange_strong(&qe->result_owner, &open, QE_RESULT_WORKER))
+                return true;
+        return open == QE_RESULT_WORKER;
 }

@@ -113,5 +113,11 @@ void event_queue_foreach_running(struct event_queue *q,
 /* Manager side, from within foreach_running: mark a running event abandoned
  * (timed out). Its dependants are released at once; the worker still owns the
  * lent record until it calls event_queue_done(). Idempotent. */
-void queued_event_abandon_locked(struct event_queue *q, struct queued_event *qe);
+bool queued_event_abandon_locked(struct event_queue *q, struct queued_event *qe);
+/* Exactly one of abandon and claim wins for an event: abandon returns false
+ * (and does nothing) once the worker claimed the result; the worker calls
+ * queued_event_claim_result() right before broadcasting and must discard its
+ * result if it returns false (the event was abandoned). Returns true again if
+ * called twice by the worker. */
+bool queued_event_claim_result(struct queued_event *qe);
 bool queued_event_abandoned(const struct queued_event *qe);

@@ -212,10 +212,11 @@ static void check_event_timeout(struct queued_event *qe, void *userdata)
         if (queued_event_abandoned(qe))
                 return;
         if (age >= timeout) {
+                if (!queued_event_abandon_locked(tc->m->queue, qe))
+                        return; /* finishing right now */
                 log_error("SEQNUM=%" PRIu64 " %s (%s) timed out after %" PRIu64 " s; "
                           "abandoning it",
                           ev->seqnum, ev->devpath, ev->subsystem, age / USEC_PER_SEC);
-                queued_event_abandon_locked(tc->m->queue, qe);
                 int r = event_broadcast_failure(&tc->m->bc, ev, -ETIMEDOUT);
                 if (r < 0)
                         log_warning_errno(r, "Failed to broadcast the failed event: %m");

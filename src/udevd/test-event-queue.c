@@ -618,6 +618,51 @@ static void abandon_cb(struct queued_event *qe, void *userdata)
         }
 }
 
+struct claim_race_ctx {
+        struct event_queue *q;
+        bool abandoned;
+};
+
+static void claim_race_cb(struct queued_event *qe, void *userdata)
+{
+        struct claim_race_ctx *a = userdata;
+        a->abandoned = queued_event_abandon_locked(a->q, qe);
+}
+
+/* Exactly one of "worker publishes" and "manager abandons" wins. */
+static void test_claim_vs_abandon(void)
+{
+        struct claim_race_ctx ctx;
+        struct queued_event *a;
+        struct event_queue *q;
+        struct counters c;
+
+        q = new_queue(&c, 0);
+        push1(q, mk(1, "add", "/devices/p", "test", NULL));
+        push1(q, mk(2, "add", "/devices/q", "test", NULL));
+
+        /* worker first: abandon must refuse, the event stays running */
+        a = take_now(q, 1);
+        ASSERT_TRUE(queued_event_claim_result(a));
+        ASSERT_TRUE(queued_event_claim_result(a)); /* the owner may ask again */
+        ctx = (struct claim_race_ctx){ .q = q };
+        event_queue_foreach_running(q, claim_race_cb, &ctx);
+        ASSERT_TRUE(!ctx.abandoned);
+        ASSERT_TRUE(!queued_event_abandoned(a));
+        ASSERT_EQ(stats(q).running, 1);
+        event_queue_done(q, a);
+
+        /* manager first: the worker's claim must fail */
+        a = take_now(q, 2);
+        ctx = (struct claim_race_ctx){ .q = q };
+        event_queue_foreach_running(q, claim_race_cb, &ctx);
+        ASSERT_TRUE(ctx.abandoned);
+        ASSERT_TRUE(!queued_event_claim_result(a));
+        ASSERT_EQ(stats(q).running, 0);
+        event_queue_done(q, a);
+        event_queue_free(q);
+}
+
 static void test_abandon(void)
 {
         struct queued_event *a, *b, *x;
@@ -1190,6 +1235,7 @@ int main(void)
         TEST_RUN(test_shutdown_paused);
         TEST_RUN(test_abandon);
         TEST_RUN(test_abandon_last);
+        TEST_RUN(test_claim_vs_abandon);
         TEST_RUN(test_capacity);
         TEST_RUN(test_capacity_wakeup);
         TEST_RUN(test_push_edge_cases);

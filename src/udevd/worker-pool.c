@@ -28,9 +28,10 @@ struct worker_pool {
         _Atomic uint64_t processed, failed;
 };
 
+/* Called by the pipeline right before the broadcast: true = give up. */
 static bool event_abandoned(const void *token)
 {
-        return queued_event_abandoned(token);
+        return !queued_event_claim_result((struct queued_event *)token);
 }
 
 static void *worker_main(void *userdata)
