@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "shared/log.h"
+#include "shared/macro.h"
 #include "shared/time-util.h"
 #include "udevd/manager.h"
 #include "udevd/settings.h"
@@ -227,13 +228,28 @@ int main(int argc, char *argv[])
         int r;
 
         log_set_target(LOG_TARGET_CONSOLE, "udevd");
+        /* As systemd-udevd: the environment may choose level and target. Read
+         * once here, before any thread exists. */
+        const char *env_level = getenv("SYSTEMD_LOG_LEVEL");
+        const char *env_target = getenv("SYSTEMD_LOG_TARGET");
+        if (env_level && log_level_from_string(env_level) >= 0)
+                log_set_max_level(log_level_from_string(env_level));
         r = parse_argv(argc, argv, &settings);
         if (r <= 0)
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        enum log_target target = LOG_TARGET_AUTO;
+        if (env_target) {
+                if (streq(env_target, "console"))
+                        target = LOG_TARGET_CONSOLE;
+                else if (streq(env_target, "kmsg"))
+                        target = LOG_TARGET_KMSG;
+                else if (streq(env_target, "syslog") || streq(env_target, "journal"))
+                        target = LOG_TARGET_SYSLOG;
+        }
         if (settings.debug)
                 log_set_max_level(LOG_DEBUG);
         else if (!settings.daemonize)
-                log_set_target(LOG_TARGET_AUTO, "udevd");
+                log_set_target(target, "udevd");
         if (getuid() != 0) {
                 log_error("udevd must run as root");
                 return EXIT_FAILURE;
@@ -256,7 +272,8 @@ int main(int argc, char *argv[])
                         return EXIT_FAILURE;
                 if (!settings.debug) {
                         redirect_stdio_to_null();
-                        log_set_target(LOG_TARGET_AUTO, "udevd");
+                        log_set_target(target == LOG_TARGET_CONSOLE ? LOG_TARGET_AUTO : target,
+                                       "udevd");
                 }
         }
 
