@@ -33,19 +33,19 @@ struct control_args {
 
 static int help(void)
 {
-        printf("%s control OPTION\n\n"
-               "Control the udev daemon.\n\n"
-               "  -h --help                Show this help\n"
-               "  -V --version             Show package version\n"
-               "  -e --exit                Instruct the daemon to cleanup and exit\n"
-               "  -l --log-level=LEVEL     Set the udev log level for the daemon\n"
-               "  -s --stop-exec-queue     Do not execute events, queue only\n"
-               "  -S --start-exec-queue    Execute events, flush queue\n"
-               "  -R --reload              Reload rules and databases\n"
-               "  -p --property=KEY=VALUE  Set a global property for all events\n"
-               "  -m --children-max=N      Maximum number of children\n"
-               "     --ping                Wait for udev to respond to a ping message\n"
-               "  -t --timeout=SECONDS     Maximum time to block for a reply\n",
+        printf("%s control OPTION...\n\n"
+               "Send requests to the running daemon.\n\n"
+               "  -h --help                This text\n"
+               "  -V --version             Print the version\n"
+               "  -e --exit                Ask the daemon to clean up and terminate\n"
+               "  -l --log-level=LEVEL     Change the daemon's log level (name or 0-7)\n"
+               "  -s --stop-exec-queue     Keep queueing events but stop processing them\n"
+               "  -S --start-exec-queue    Resume processing queued events\n"
+               "  -R --reload              Reload rules and other configuration\n"
+               "  -p --property=KEY=VALUE  Set (KEY=VALUE) or unset (KEY=) a global property\n"
+               "  -m --children-max=N      Limit the number of workers\n"
+               "     --ping                Wait until the daemon has queued all earlier events\n"
+               "  -t --timeout=SECONDS     How long to wait for the reply (default: 60)\n",
                program_invocation_short_name);
         return 0;
 }
@@ -64,6 +64,8 @@ static int parse_children_max(const char *s, long long *ret)
 {
         char *end;
 
+        if (*s == '-')
+                return -ERANGE;
         if (!(*s >= '0' && *s <= '9'))
                 return -EINVAL;
         errno = 0;

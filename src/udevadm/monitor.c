@@ -41,14 +41,14 @@ static void monitor_args_done(struct monitor_args *a)
 static int help(void)
 {
         printf("%s monitor [OPTIONS]\n\n"
-               "Listen to kernel and udev events.\n\n"
-               "  -h --help                                Show this help\n"
-               "  -V --version                             Show package version\n"
-               "  -p --property                            Print the event properties\n"
-               "  -k --kernel                              Print kernel uevents\n"
-               "  -u --udev                                Print udev events\n"
-               "  -s --subsystem-match=SUBSYSTEM[/DEVTYPE] Filter events by subsystem\n"
-               "  -t --tag-match=TAG                       Filter events by tag\n",
+               "Print device events as they arrive.\n\n"
+               "  -h --help                                This text\n"
+               "  -V --version                             Print the version\n"
+               "  -p --property                            Also print every property\n"
+               "  -k --kernel                              Events sent by the kernel\n"
+               "  -u --udev                                Events sent by the daemon after processing\n"
+               "  -s --subsystem-match=SUBSYSTEM[/DEVTYPE] Only this subsystem (repeatable)\n"
+               "  -t --tag-match=TAG                       Only devices with this tag (repeatable)\n",
                program_invocation_short_name);
         return 0;
 }
@@ -153,19 +153,39 @@ static void print_event(const struct monitor_args *a, const struct nlmon_event *
         printf("\n");
 }
 
-/* Print everything pending on one socket. 0 or -errno. */
-static int drain(const struct monitor_args *a, int fd, enum nlmon_group group,
-                 struct nlmon_event *ev)
+/* Receive and print at most one event. 1: one datagram taken, 0: nothing
+ * pending, -errno on error. */
+static int handle_one(const struct monitor_args *a, int fd, enum nlmon_group group,
+                      struct nlmon_event *ev)
+{
+        int r;
+
+        if (fd < 0)
+                return 0;
+        r = nlmon_receive(fd, group, ev);
+        if (r == -EAGAIN)
+                return 0;
+        if (r < 0)
+                return log_error_errno(r, "Failed to receive device event: %m");
+        if (r > 0 && passes_filter(a, ev))
+                print_event(a, ev);
+        return 1;
+}
+
+/* Take one datagram from each socket in turn (kernel first: a kernel event
+ * precedes udev's one for the same device) until both are empty, so that
+ * bursts come out interleaved roughly in arrival order. */
+static int drain(const struct monitor_args *a, int kfd, int ufd, struct nlmon_event *ev)
 {
         for (;;) {
-                int r = nlmon_receive(fd, group, ev);
-
-                if (r == -EAGAIN)
+                int k = handle_one(a, kfd, NLMON_GROUP_KERNEL, ev);
+                if (k < 0)
+                        return k;
+                int u = handle_one(a, ufd, NLMON_GROUP_UDEV, ev);
+                if (u < 0)
+                        return u;
+                if (k == 0 && u == 0)
                         return 0;
-                if (r < 0)
-                        return log_error_errno(r, "Failed to receive device event: %m");
-                if (r > 0 && passes_filter(a, ev))
-                        print_event(a, ev);
         }
 }
 
@@ -203,11 +223,8 @@ static int event_loop(const struct monitor_args *a, struct pollfd pfd[_POLL_MAX]
                 }
                 if (pfd[POLL_SIGNAL].revents)
                         return 0; /* SIGINT/SIGTERM: normal end */
-                if (pfd[POLL_UDEV].revents &&
-                    (r = drain(a, pfd[POLL_UDEV].fd, NLMON_GROUP_UDEV, ev)) < 0)
-                        return r;
-                if (pfd[POLL_KERNEL].revents &&
-                    (r = drain(a, pfd[POLL_KERNEL].fd, NLMON_GROUP_KERNEL, ev)) < 0)
+                r = drain(a, pfd[POLL_KERNEL].fd, pfd[POLL_UDEV].fd, ev);
+                if (r < 0)
                         return r;
         }
 }

@@ -40,11 +40,11 @@ struct settle_args {
 static int help(void)
 {
         printf("%s settle [OPTIONS]\n\n"
-               "Wait for pending udev events.\n\n"
-               "  -h --help                 Show this help\n"
-               "  -V --version              Show package version\n"
-               "  -t --timeout=SEC          Maximum time to wait for events\n"
-               "  -E --exit-if-exists=FILE  Stop waiting if file exists\n",
+               "Wait until the daemon has processed every queued event.\n\n"
+               "  -h --help                 This text\n"
+               "  -V --version              Print the version\n"
+               "  -t --timeout=SEC          Give up after SEC seconds (default: 120)\n"
+               "  -E --exit-if-exists=FILE  Also stop waiting once FILE exists\n",
                program_invocation_short_name);
         return 0;
 }

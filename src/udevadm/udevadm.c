@@ -29,15 +29,15 @@ static int help_main(int argc, char *argv[]);
 static int version_main(int argc, char *argv[]) { return udevadm_print_version(); }
 
 static const struct verb verbs[] = {
-        { "info",         "Query sysfs or the udev database",  NULL },
-        { "trigger",      "Request events from the kernel",    trigger_main },
-        { "settle",       "Wait for pending udev events",      settle_main },
-        { "control",      "Control the udev daemon",           control_main },
-        { "monitor",      "Listen to kernel and udev events",  monitor_main },
-        { "test",         "Test an event run",                 NULL },
-        { "test-builtin", "Test a built-in command",           NULL },
-        { "wait",         "Wait for device or device symlink", NULL },
-        { "lock",         "Lock a block device",               NULL },
+        { "info",         "Show devices and their database records", NULL },
+        { "trigger",      "Make the kernel re-send device events",  trigger_main },
+        { "settle",       "Wait until queued events are processed", settle_main },
+        { "control",      "Send requests to the daemon",            control_main },
+        { "monitor",      "Print kernel and daemon events",         monitor_main },
+        { "test",         "Simulate the processing of an event",    NULL },
+        { "test-builtin", "Run one builtin on a device",            NULL },
+        { "wait",         "Wait for devices or their links",        NULL },
+        { "lock",         "Lock block devices while running a command", NULL },
         { "hwdb",         NULL,                                NULL },
         { "version",      NULL,                                version_main },
         { "help",         NULL,                                help_main },
@@ -46,14 +46,14 @@ static const struct verb verbs[] = {
 static int help(void)
 {
         printf("%s [--help] [--version] [--debug] COMMAND [COMMAND OPTIONS]\n\n"
-               "Send control commands or test the device manager.\n\n"
+               "Query and control the device event daemon.\n\n"
                "Commands:\n",
                program_invocation_short_name);
         for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
                 if (verbs[i].summary)
                         printf("  %-12s  %s%s\n", verbs[i].name, verbs[i].summary,
                                verbs[i].run ? "" : " (not implemented yet)");
-        printf("\nSee the udevadm(8) man page for details.\n");
+        printf("\nMore in udevadm(8).\n");
         return 0;
 }
 
