@@ -21,8 +21,7 @@ def create_and_collect(net, kernel_mon, udev_mon, prefix, pairs):
     paths = []
     for a, b in names:
         paths += ["/devices/virtual/net/" + a, "/devices/virtual/net/" + b]
-    for a, b in names:
-        net.add_veth(a, b)
+    net.add_veths(names)
     time.sleep(0.1)   # all uevents are emitted when `ip link add` returns
     kev = kernel_mon.matching(devpath_in(paths))
     uev = udev_mon.wait_for(devpath_in(paths), count=len(kev),
@@ -30,6 +29,8 @@ def create_and_collect(net, kernel_mon, udev_mon, prefix, pairs):
     assert sorted(e.seqnum for e in uev) == sorted(e.seqnum for e in kev), \
         "not every kernel event was broadcast exactly once"
     elapsed = max(e.recv_time for e in uev) - min(e.recv_time for e in kev)
+    print("%d veth pairs: %d kernel events, first kernel event to last broadcast %.3fs"
+          % (pairs, len(kev), elapsed))
     return paths, kev, uev, elapsed
 
 
@@ -50,12 +51,13 @@ def check_order(paths, kev, uev):
 
 
 def test_order_and_parallelism(udevd_factory, net, kernel_mon, udev_mon):
-    udevd_factory("--children-max=16", "--debug-event-delay=%d" % DELAY_MS,
+    delay_ms = 500
+    udevd_factory("--children-max=20", "--debug-event-delay=%d" % delay_ms,
                   "--debug-event-delay-match=/devices/virtual/net/or[ab][0-9]")
-    paths, kev, uev, elapsed = create_and_collect(net, kernel_mon, udev_mon, "or", 4)
+    paths, kev, uev, elapsed = create_and_collect(net, kernel_mon, udev_mon, "or", 8)
     n_delayed = len([e for e in kev if e.devpath in paths])
-    assert n_delayed == 8
-    delay = DELAY_MS / 1000
+    assert n_delayed == 16
+    delay = delay_ms / 1000
     # every delayed event really took DELAY (the knob works) ...
     for e in uev:
         if e.devpath in paths:
@@ -84,6 +86,12 @@ def test_order_and_parallelism(udevd_factory, net, kernel_mon, udev_mon):
         rm = [i for i, e in enumerate(all_u) if e.devpath == p and e.action == "remove"]
         kids = [i for i, e in enumerate(all_u) if devpath_under(p)(e) and e.devpath != p]
         assert len(rm) == 1 and max(kids) < rm[0]
+
+    # children-max (20) >= the 16 independent delayed events, which arrived in
+    # one burst: all of them should have run at the same time
+    assert elapsed < 2 * delay, \
+        "%.2fs for %d independent events of %.1fs with children-max=20: they ran in " \
+        "waves, not all at once" % (elapsed, n_delayed, delay)
 
 
 def test_children_max_1_is_serial(udevd_factory, net, kernel_mon, udev_mon):

@@ -23,7 +23,7 @@ def timed(cmd, timeout=60):
 
 
 def test_settle(tool, udevd_factory, net, kernel_mon, udev_mon):
-    udevd_factory("--children-max=8", "--debug-event-delay=%d" % DELAY_MS,
+    d = udevd_factory("--children-max=8", "--debug-event-delay=%d" % DELAY_MS,
                   "--debug-event-delay-match=/devices/virtual/net/st[ab]0")
     delay = DELAY_MS / 1000
 
@@ -58,3 +58,5 @@ def test_settle(tool, udevd_factory, net, kernel_mon, udev_mon):
     r, took, _ = timed([tool, "settle", "--timeout=0"])
     assert r.returncode == 0, r.stderr
     assert took < 1.0
+    # stop now: the veth removal at teardown would be delayed too
+    d.stop()

@@ -405,6 +405,15 @@ class NetDevices:
         self.names += [name, peer]
         return "/devices/virtual/net/" + name, "/devices/virtual/net/" + peer
 
+    def add_veths(self, pairs):
+        """Create several pairs with one `ip -batch` (the kernel events then
+        arrive in a burst, as during a coldplug)."""
+        cmds = "".join("link add %s group %d type veth peer name %s group %d\n"
+                       % (a, self.group, b, self.group) for a, b in pairs)
+        subprocess.run(["ip", "-batch", "-"], input=cmds.encode(), check=True)
+        for a, b in pairs:
+            self.names += [a, b]
+
     def delete_all(self):
         if not self.names:
             return
