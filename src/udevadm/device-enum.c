@@ -54,6 +54,13 @@ static bool startswith(const char *s, const char *prefix)
         return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+static bool endswith(const char *s, const char *suffix)
+{
+        size_t n = strlen(s), k = strlen(suffix);
+
+        return n >= k && streq(s + n - k, suffix);
+}
+
 /* Within one sound card, the control device goes last: applications take
  * the ACL change of controlC* as "the whole card is ready". */
 static int sound_compare(const char *a, const char *b)
@@ -176,9 +183,7 @@ static int read_subsystem(const struct device_enum *e, const char *devpath, char
                 return negative_errno();
         else if (has_nonempty_rest(devpath, "/module/"))
                 name = "module";
-        else if (strstr(devpath, "/drivers/") || (strlen(devpath) >= STRLEN("/drivers") &&
-                                                   streq(devpath + strlen(devpath) - STRLEN("/drivers"),
-                                                         "/drivers")))
+        else if (strstr(devpath, "/drivers/") || endswith(devpath, "/drivers"))
                 name = "drivers";
         else if (has_nonempty_rest(devpath, "/class/") || has_nonempty_rest(devpath, "/bus/"))
                 name = "subsystem";

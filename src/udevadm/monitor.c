@@ -46,9 +46,9 @@ static int help(void)
                "  -V --version                             Print the version\n"
                "  -p --property                            Also print every property\n"
                "  -k --kernel                              Events sent by the kernel\n"
-               "  -u --udev                                Events sent by the daemon after processing\n"
-               "  -s --subsystem-match=SUBSYSTEM[/DEVTYPE] Only this subsystem (repeatable)\n"
-               "  -t --tag-match=TAG                       Only devices with this tag (repeatable)\n",
+               "  -u --udev                                Events sent by the daemon\n"
+               "  -s --subsystem-match=SUBSYSTEM[/DEVTYPE] Only this subsystem\n"
+               "  -t --tag-match=TAG                       Only devices with this tag\n",
                program_invocation_short_name);
         return 0;
 }

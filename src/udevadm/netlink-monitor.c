@@ -341,7 +341,8 @@ static int check_datagram(struct msghdr *msg, ssize_t n, const struct sockaddr_n
         if (msg->msg_flags & (MSG_TRUNC | MSG_CTRUNC))
                 return log_debug_errno(-EBADMSG, "Received truncated message, ignoring message.");
         if (n < 32)
-                return log_debug_errno(-EBADMSG, "Invalid message length (%zi), ignoring message.", n);
+                return log_debug_errno(-EBADMSG, "Invalid message length (%zi), ignoring message.",
+                                       n);
         if (sa->nl_groups == NLMON_GROUP_NONE)
                 return log_debug_errno(-EBADMSG, "Unicast netlink message ignored.");
         if (sa->nl_groups == NLMON_GROUP_KERNEL && sa->nl_pid != 0)

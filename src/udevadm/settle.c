@@ -204,8 +204,9 @@ static int wait_for_queue(const struct settle_args *a)
                 if (deadline != USEC_INFINITY) {
                         uint64_t now = now_usec(CLOCK_BOOTTIME);
                         if (now >= deadline)
-                                return log_error_errno(-ETIMEDOUT,
-                                                       "Timed out for waiting the udev queue being empty.");
+                                return log_error_errno(
+                                        -ETIMEDOUT,
+                                        "Timed out for waiting the udev queue being empty.");
                         wait = deadline - now;
                 }
                 if (poll_exists)

@@ -85,8 +85,8 @@ static int help(void)
                "  -y --sysname-match=GLOB           Only devices with a matching name\n"
                "     --prioritized-subsystem=SUBSYSTEM[,SUBSYSTEM...]\n"
                "                                    Trigger these subsystems first, in order\n"
-               "  -w --settle                       Wait until the daemon has processed the events\n"
-               "     --wait-daemon[=SECONDS]        Check that the daemon answers first (default: 5)\n"
+               "  -w --settle                       Wait until the events have been processed\n"
+               "     --wait-daemon[=SECONDS]        First check that the daemon answers\n"
                "     --uuid                         Print the UUID sent with each event\n"
                "\nNot implemented yet: -a/--attr-match, -A/--attr-nomatch, -p/--property-match,\n"
                "-g/--tag-match, -b/--parent-match, --name-match, --initialized-match,\n"
@@ -502,6 +502,18 @@ static int wait_daemon(const struct trigger_args *a)
         return 0;
 }
 
+static const char *type_name(enum device_enum_type type)
+{
+        switch (type) {
+        case DEVICE_ENUM_DEVICES:
+                return "devices";
+        case DEVICE_ENUM_SUBSYSTEMS:
+                return "subsystems";
+        default:
+                return "devices and subsystems";
+        }
+}
+
 static int run(struct trigger *t)
 {
         const struct trigger_args *a = t->args;
@@ -527,10 +539,7 @@ static int run(struct trigger *t)
                 return log_error_errno(r, "Failed to open %s: %m", a->root);
         r = device_enum_scan(&t->e, a->type);
         if (r < 0)
-                return log_error_errno(r, "Failed to scan %s: %m",
-                                       a->type == DEVICE_ENUM_DEVICES      ? "devices"
-                                       : a->type == DEVICE_ENUM_SUBSYSTEMS ? "subsystems"
-                                                                           : "devices and subsystems");
+                return log_error_errno(r, "Failed to scan %s: %m", type_name(a->type));
         r = device_enum_sort(&t->e, a->prioritized.items, a->prioritized.n);
         if (r < 0)
                 return log_error_errno(r, "Failed to sort devices: %m");
