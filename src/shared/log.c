@@ -14,6 +14,7 @@
 static _Atomic int max_level = LOG_INFO;
 static _Atomic int target = LOG_TARGET_CONSOLE;
 static int kmsg_fd = -1;
+static _Atomic bool console_plain = false;
 static char log_ident[32] = "tudev";
 
 static const char *const level_names[8] = {
@@ -40,6 +41,8 @@ void log_set_target(enum log_target t, const char *ident)
                 openlog(log_ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
         atomic_store(&target, t);
 }
+
+void log_set_console_plain(bool plain) { atomic_store(&console_plain, plain); }
 
 void log_set_max_level(int level)
 {
@@ -143,10 +146,12 @@ int log_internal(int level, int error, const char *file, int line, const char *f
         } else {
                 char prefix[64];
                 uint64_t ts = now_usec(CLOCK_MONOTONIC);
-                int plen = snprintf(prefix, sizeof(prefix), "[%5llu.%06llu] %s: ",
-                                    (unsigned long long)(ts / USEC_PER_SEC),
-                                    (unsigned long long)(ts % USEC_PER_SEC),
-                                    log_level_to_string(level));
+                int plen = 0;
+                if (!atomic_load(&console_plain))
+                        plen = snprintf(prefix, sizeof(prefix), "[%5llu.%06llu] %s: ",
+                                        (unsigned long long)(ts / USEC_PER_SEC),
+                                        (unsigned long long)(ts % USEC_PER_SEC),
+                                        log_level_to_string(level));
                 buf[len++] = '\n';
                 struct iovec iov[2] = {
                         { .iov_base = prefix, .iov_len = (size_t)plen },

@@ -27,6 +27,9 @@ enum log_target {
 
 /* Select where messages go; call before threads start. */
 void log_set_target(enum log_target target, const char *ident);
+/* Console lines without the "[time] level: " prefix (udevadm prints plain
+ * messages, like systemd's). */
+void log_set_console_plain(bool plain);
 void log_set_max_level(int level);
 int log_get_max_level(void);
 /* Parse "err", "info", "debug", ... or "0".."7"; returns level or -EINVAL. */

@@ -169,6 +169,7 @@ int main(int argc, char *argv[])
         int r;
 
         log_set_target(LOG_TARGET_CONSOLE, "udevadm");
+        log_set_console_plain(true);
         parse_udev_conf();
         parse_environment();
 
