@@ -25,6 +25,7 @@ struct worker_pool {
         unsigned n_workers;
         unsigned max;
         bool joining;
+        _Atomic unsigned busy; /* workers between take() and done() */
         _Atomic uint64_t processed, failed;
 };
 
@@ -57,8 +58,10 @@ static void *worker_main(void *userdata)
                 struct queued_event *qe = event_queue_take(p->queue);
                 if (!qe)
                         break;
+                atomic_fetch_add(&p->busy, 1);
                 r = event_process(&w, queued_event_uevent(qe), event_abandoned, qe);
                 atomic_fetch_add(r < 0 ? &p->failed : &p->processed, 1);
+                atomic_fetch_sub(&p->busy, 1);
                 event_queue_done(p->queue, qe);
         }
 
@@ -83,35 +86,54 @@ int worker_pool_new(struct event_queue *q, const struct udevd_settings *settings
         return 0;
 }
 
-void worker_pool_grow(struct worker_pool *p)
+/* Start one worker; called with p->lock held. */
+static int start_worker_locked(struct worker_pool *p)
 {
         struct worker *w;
         int r;
 
-        pthread_mutex_lock(&p->lock);
-        if (p->joining || p->n_workers >= p->max) {
-                pthread_mutex_unlock(&p->lock);
-                return;
-        }
         w = calloc(1, sizeof(*w));
-        if (!w) {
-                pthread_mutex_unlock(&p->lock);
-                log_error("Failed to allocate a worker");
-                return;
-        }
+        if (!w)
+                return -ENOMEM;
         w->pool = p;
         w->id = p->n_workers;
         r = pthread_create(&w->thread, NULL, worker_main, w);
         if (r != 0) {
-                pthread_mutex_unlock(&p->lock);
                 free(w);
-                log_error_errno(r, "Failed to start a worker thread: %m");
-                return;
+                return -r;
         }
         p->workers[p->n_workers++] = w;
+        return 0;
+}
+
+void worker_pool_grow(struct worker_pool *p)
+{
+        struct event_queue_stats qs;
+        unsigned started = 0;
+
+        /* Start as many workers as there are runnable events that no free
+         * (idle or just started) worker will take, up to the limit: a burst
+         * gets its parallelism at once, not one thread per wake-up. */
+        event_queue_get_stats(p->queue, &qs);
+        pthread_mutex_lock(&p->lock);
+        unsigned busy = atomic_load(&p->busy);
+        unsigned free_workers = p->n_workers > busy ? p->n_workers - busy : 0;
+        size_t want = qs.runnable > free_workers ? qs.runnable - free_workers : 0;
+        if (want == 0 && p->n_workers == 0 && qs.queued > 0)
+                want = 1;
+        while (!p->joining && want > 0 && p->n_workers < p->max) {
+                int r = start_worker_locked(p);
+                if (r < 0) {
+                        log_error_errno(r, "Failed to start a worker thread: %m");
+                        break;
+                }
+                want--;
+                started++;
+        }
         unsigned n = p->n_workers;
         pthread_mutex_unlock(&p->lock);
-        log_debug("worker %u started (%u running)", w->id, n);
+        if (started > 0)
+                log_debug("started %u worker(s), %u in total", started, n);
 }
 
 void worker_pool_set_max(struct worker_pool *p, unsigned max_workers)
