@@ -284,11 +284,15 @@ class NetlinkListener:
     """A NETLINK_KOBJECT_UEVENT socket bound to one multicast group.
 
     A background thread reads datagrams as soon as they arrive (so reception
-    times are accurate and the socket never overflows) into a list."""
+    times are accurate and the socket never overflows) into a list. Every
+    query first drains what is already queued in the socket (sync), so
+    "everything delivered before this call" is always included, and a mark()
+    taken after an event was emitted always comes after that event."""
 
     def __init__(self, group, rcvbuf=64 * 1024 * 1024):
         self.group = group
-        self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW | socket.SOCK_CLOEXEC,
+        self.sock = socket.socket(socket.AF_NETLINK,
+                                  socket.SOCK_RAW | socket.SOCK_CLOEXEC | socket.SOCK_NONBLOCK,
                                   NETLINK_KOBJECT_UEVENT)
         try:
             self.sock.setsockopt(socket.SOL_SOCKET, 33, rcvbuf)  # SO_RCVBUFFORCE
@@ -296,58 +300,80 @@ class NetlinkListener:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         self.sock.bind((0, group))
         self.events = []
-        self.lock = threading.Condition()
+        self.lock = threading.Condition()     # protects events
+        self.rx_lock = threading.Lock()       # serialises reads from the socket
         self.closed = False
         self.enobufs = 0
         self.rpipe, self.wpipe = os.pipe2(os.O_CLOEXEC)
         self.thread = threading.Thread(target=self._reader, daemon=True)
         self.thread.start()
 
+    def _drain(self):
+        """Read every datagram queued in the socket now. Returns False once
+        the socket is unusable."""
+        with self.rx_lock:
+            if self.closed:
+                return False
+            while True:
+                try:
+                    data, addr = self.sock.recvfrom(1024 * 1024)
+                except BlockingIOError:
+                    return True
+                except InterruptedError:
+                    continue
+                except OSError as e:
+                    if e.errno == errno.ENOBUFS:
+                        self.enobufs += 1
+                        continue
+                    return False
+                ev = Uevent(data, addr, time.monotonic())
+                with self.lock:
+                    self.events.append(ev)
+                    self.lock.notify_all()
+
     def _reader(self):
         while True:
             r, _, _ = select.select([self.sock, self.rpipe], [], [])
             if self.rpipe in r:
                 return
-            try:
-                data, addr = self.sock.recvfrom(1024 * 1024)
-            except OSError as e:
-                if e.errno == errno.ENOBUFS:
-                    self.enobufs += 1
-                    continue
-                if e.errno in (errno.EAGAIN, errno.EINTR):
-                    continue
+            if not self._drain():
                 return
-            ev = Uevent(data, addr, time.monotonic())
-            with self.lock:
-                self.events.append(ev)
-                self.lock.notify_all()
+
+    def sync(self):
+        if not self.closed:
+            self._drain()
 
     def close(self):
         if self.closed:
             return
-        self.closed = True
         os.write(self.wpipe, b"x")
         self.thread.join(5)
-        self.sock.close()
+        with self.rx_lock:
+            self.closed = True
+            self.sock.close()
         os.close(self.rpipe)
         os.close(self.wpipe)
 
     def snapshot(self):
+        self.sync()
         with self.lock:
             return list(self.events)
 
     def mark(self):
         """Index to pass as `since` to only look at later events."""
+        self.sync()
         with self.lock:
             return len(self.events)
 
     def matching(self, pred, since=0):
+        self.sync()
         with self.lock:
             return [e for e in self.events[since:] if pred(e)]
 
     def wait_for(self, pred, count=1, timeout=10.0, since=0):
         """Wait until `count` events after index `since` satisfy pred; returns
         all matching events (possibly fewer than count on timeout)."""
+        self.sync()
         deadline = time.monotonic() + timeout
         with self.lock:
             while True:
