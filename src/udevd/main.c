@@ -293,7 +293,7 @@ int main(int argc, char *argv[])
         }
         r = manager_run(m);
         if (r == -ETIMEDOUT)
-                _exit(EXIT_FAILURE); /* workers are stuck: do not join them */
+                _exit(EXIT_SUCCESS); /* workers stuck in abandoned events: do not join */
         manager_free(m);
         return r == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

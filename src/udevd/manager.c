@@ -221,8 +221,8 @@ static void check_event_timeout(struct queued_event *qe, void *userdata)
                 if (r < 0)
                         log_warning_errno(r, "Failed to broadcast the failed event: %m");
         } else if (age >= warn_at && age < warn_at + MANAGER_TICK_USEC) {
-                log_warning("SEQNUM=%" PRIu64 " %s (%s) is taking a long time (%" PRIu64 " s)",
-                            ev->seqnum, ev->devpath, ev->subsystem, age / USEC_PER_SEC);
+                log_warning("SEQNUM=%" PRIu64 " %s (%s) is taking a long time (%.1f s)",
+                            ev->seqnum, ev->devpath, ev->subsystem, (double)age / 1e6);
         }
 }
 
@@ -387,9 +387,16 @@ int manager_run(struct manager *m)
         if (m->drain_on_exit)
                 event_queue_set_paused(m->queue, false); /* "exit" processes what is queued */
         event_queue_shutdown(m->queue, !m->drain_on_exit);
-        uint64_t deadline = now_usec(CLOCK_MONOTONIC) + m->settings->event_timeout_usec;
-        if (event_queue_wait_empty(m->queue, deadline) < 0) {
-                log_error("Events still running at the exit deadline; exiting without them");
+        /* Running events finish or reach their event timeout, which abandons
+         * them (with a failure broadcast) exactly as while running. */
+        while (event_queue_wait_empty(m->queue, now_usec(CLOCK_MONOTONIC) + MANAGER_TICK_USEC) < 0) {
+                struct timeout_check tc = { .m = m, .now = now_usec(CLOCK_MONOTONIC) };
+                event_queue_foreach_running(m->queue, check_event_timeout, &tc);
+        }
+        unsigned stuck = worker_pool_busy(m->pool);
+        if (stuck > 0) {
+                log_warning("%u worker(s) still busy with abandoned events; exiting without them",
+                            stuck);
                 log_stats(m);
                 return -ETIMEDOUT;
         }

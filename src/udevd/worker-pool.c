@@ -179,3 +179,8 @@ void worker_pool_get_stats(struct worker_pool *p, struct worker_pool_stats *ret)
         ret->processed = atomic_load(&p->processed);
         ret->failed = atomic_load(&p->failed);
 }
+
+unsigned worker_pool_busy(struct worker_pool *p)
+{
+        return atomic_load(&p->busy);
+}
