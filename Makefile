@@ -24,12 +24,15 @@ BASEFLAGS = -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(PACKAGE_VERSION)"' -Isrc \
 ALL_CFLAGS  = $(BASEFLAGS) $(WARNFLAGS) $(SANFLAGS) $(PTHREAD_CFLAGS) \
               $(LIBUDEV_CFLAGS) $(LIBKMOD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
-LIBS        = $(LIBUDEV_LIBS) $(PTHREAD_LIBS)
+LIBS        = $(LIBUDEV_LIBS) $(LIBKMOD_LIBS) $(PTHREAD_LIBS)
 
 srcs_of = $(sort $(filter-out src/$(1)/test-%.c,$(wildcard src/$(1)/*.c)))
 SHARED_SRC = $(call srcs_of,shared)
 PROTO_SRC  = $(call srcs_of,proto)
 DEVICE_SRC = $(call srcs_of,device)
+EXEC_SRC   = $(call srcs_of,exec)
+RULES_SRC  = $(call srcs_of,rules)
+BUILTINS_SRC = $(call srcs_of,builtins)
 UDEVD_SRC  = $(call srcs_of,udevd)
 UDEVADM_SRC= $(call srcs_of,udevadm)
 UNIT_SRC   = $(sort $(wildcard src/*/test-*.c))
@@ -37,7 +40,8 @@ CLIENT_SRC = $(sort $(wildcard tests/clients/*.c))
 
 obj = $(patsubst %.c,$(O)/%.o,$(1))
 LIBCORE    = $(O)/libtudev-core.a
-CORE_OBJ   = $(call obj,$(SHARED_SRC) $(PROTO_SRC) $(DEVICE_SRC))
+CORE_OBJ   = $(call obj,$(SHARED_SRC) $(PROTO_SRC) $(DEVICE_SRC) $(EXEC_SRC) $(RULES_SRC) \
+                      $(BUILTINS_SRC))
 # udevd objects except main.c go into a library so unit tests can link them.
 UDEVD_LIB  = $(O)/libtudev-udevd.a
 UDEVD_LOBJ = $(call obj,$(filter-out src/udevd/main.c,$(UDEVD_SRC)))
