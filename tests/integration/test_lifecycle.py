@@ -39,7 +39,7 @@ def test_daemon_mode_ready_on_return(build, net, udev_mon, tmp_path):
     with open(log, "wb") as f:
         r = subprocess.run([os.path.join(build, "udevd"), "--debug", "--daemon",
                             "--children-max=8"], stdin=subprocess.DEVNULL, stdout=f, stderr=f,
-                           timeout=30)
+                           timeout=30, env=dict(os.environ, SYSTEMD_LOG_TARGET="console"))
     assert r.returncode == 0, log.read_text()
     # ready when the parent returned: no retry
     assert os.path.exists(CONTROL)
@@ -63,7 +63,8 @@ def test_daemon_mode_ready_on_return(build, net, udev_mon, tmp_path):
 
 def test_bad_option_fails(build):
     r = subprocess.run([os.path.join(build, "udevd"), "--no-such-option"],
-                       stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+                       stdin=subprocess.DEVNULL, capture_output=True, timeout=30,
+                       env=dict(os.environ, SYSTEMD_LOG_TARGET="console"))
     assert r.returncode != 0
     assert sanitizer_reports(r.stderr.decode(errors="replace")) == []
 

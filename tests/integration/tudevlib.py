@@ -653,6 +653,7 @@ class Udevd:
         self.cmd = cmd
         self.logfile = open(self.logpath, "ab")
         env = dict(os.environ)
+        env.setdefault("SYSTEMD_LOG_TARGET", "console")   # never the host's kmsg/syslog
         # Make sanitizer failures fatal and visible in the log.
         env.setdefault("ASAN_OPTIONS", "abort_on_error=0:detect_leaks=1")
         env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
