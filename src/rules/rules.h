@@ -1,0 +1,70 @@
+/* threads: any (a compiled snapshot is immutable and shared by all workers) */
+#pragma once
+/* The udev rules engine: public API.
+ *
+ *   rules_load()   reads the rules directories and compiles every file into an
+ *                  immutable snapshot (struct rules). Errors are logged as
+ *                  "file:line:column: message" and drop only the line (rules.md
+ *                  §16); a snapshot is always produced unless out of memory.
+ *   rules_ref/unref  atomic refcount: workers hold a ref for one event; the
+ *                  manager swaps in a new snapshot on reload; the last unref frees.
+ *   rules_apply()  (rules-exec.c) evaluates a snapshot against one event
+ *                  (struct udev_event, rules/udev-event.h).
+ *
+ * Compile-time data layout (tokens, lines) is in rules/rules-internal.h. */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define RULES_DIRS_MAX 16
+
+enum resolve_names {
+        RESOLVE_NAMES_EARLY, /* default: names without substitutions resolved at load */
+        RESOLVE_NAMES_LATE,
+        RESOLVE_NAMES_NEVER,
+};
+
+struct rules_load_options {
+        /* Directories in priority order; NULL-terminated. NULL = the default
+         * search path (/etc/udev/rules.d, /run/udev/rules.d,
+         * /usr/local/lib/udev/rules.d, /usr/lib/udev/rules.d, /lib/udev/rules.d
+         * when /lib is not a symlink to /usr/lib, and the install prefix's). */
+        const char *const *dirs;
+        /* Only these files (paths), ignoring `dirs` (udevadm verify FILE...). */
+        const char *const *files;
+        enum resolve_names resolve_names;
+        /* udevadm verify: also report style/semantic notices (rules.md §16). */
+        bool verify;
+};
+
+struct rules;
+
+struct rules_stats {
+        unsigned files;
+        unsigned lines;     /* rule lines kept */
+        unsigned tokens;
+        unsigned errors;    /* problems that dropped a line or expression */
+        unsigned warnings;  /* accepted with a warning/notice */
+};
+
+/* Load and compile. Returns 0 with *ret = new snapshot (ref 1), or -ENOMEM.
+ * Per-line problems are logged and counted, never fatal. */
+int rules_load(const struct rules_load_options *opts, struct rules **ret);
+/* Compile one in-memory text as file `name` (tests, fuzzing). */
+int rules_load_string(const char *name, const char *text, size_t len,
+                      const struct rules_load_options *opts, struct rules **ret);
+
+struct rules *rules_ref(struct rules *r);
+void rules_unref(struct rules *r);
+static inline void rules_unrefp(struct rules **r) { rules_unref(*r); }
+
+void rules_get_stats(const struct rules *r, struct rules_stats *ret);
+
+/* true if any rules file was added, removed or changed (path, device, inode,
+ * mtime incl. ns, size) since `r` was loaded (event-processing.md §10). */
+bool rules_should_reload(const struct rules *r);
+
+/* Apply OPTIONS+="static_node=" lines once (rules.md §14): permissions of
+ * <dev>/NAME and <run>/static_node-tags/<tag>/<escaped NAME> links. */
+struct device_roots;
+int rules_apply_static_nodes(const struct rules *r, const struct device_roots *roots);

@@ -1,0 +1,117 @@
+/* threads: worker-local */
+#pragma once
+/* The state of one event while the rules run: the device's properties, tags,
+ * links, the collected assignments (owner/group/mode, RUN list, NAME, ...)
+ * and evaluation state (RESULT, matched parent, finality of := keys).
+ *
+ * Built by the worker pipeline (udevd/event-process.c) and by `udevadm test`;
+ * read and modified by rules-exec.c, rules-format.c and the builtins; turned
+ * into node permissions/symlinks (device/node.c), the DB record and the
+ * broadcast afterwards. Everything here is owned by the udev_event and freed by
+ * udev_event_done(). */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "device/db.h"
+#include "device/device.h"
+#include "proto/uevent.h"
+
+/* Property list: ordered "KEY=VALUE" entries with a flag per entry. */
+struct prop {
+        char *key;
+        char *value;
+        bool from_kernel; /* came from the uevent and was not changed by a rule: not stored in the DB */
+};
+struct proplist {
+        struct prop *items;
+        size_t n, cap;
+};
+/* Set (replace in place, keeping the position, or append). Copies key and value. */
+int proplist_set(struct proplist *l, const char *key, const char *value, bool from_kernel);
+int proplist_unset(struct proplist *l, const char *key);
+const char *proplist_get(const struct proplist *l, const char *key);
+void proplist_clear(struct proplist *l);
+
+struct run_entry {
+        bool builtin;
+        char *cmd; /* substituted command line */
+};
+
+/* How a program is spawned (PROGRAM, IMPORT{program}, RUN{program}); the
+ * daemon plugs in the exec helper, udevadm test a direct spawn or a dry run.
+ * `cmd` is the substituted command line (split into argv by the callee per
+ * rules.md §12.3); `envp` the device's properties. Captured stdout goes to
+ * out[0..out_size-1] (NUL-terminated, *truncated set if it did not fit); out may
+ * be NULL (RUN). Returns 0 if the program ran and exited 0, >0 its exit status
+ * or 128+signal, -ETIME on timeout, -errno if it could not run. */
+struct udev_spawner {
+        int (*spawn)(void *userdata, const char *cmd, char *const envp[], bool is_run,
+                     uint64_t deadline_usec, char *out, size_t out_size, bool *truncated);
+        void *userdata;
+};
+
+enum {
+        FINAL_NAME = 1u << 0,
+        FINAL_DEVLINK = 1u << 1,
+        FINAL_OWNER = 1u << 2,
+        FINAL_GROUP = 1u << 3,
+        FINAL_MODE = 1u << 4,
+        FINAL_RUN = 1u << 5,
+        FINAL_WATCH = 1u << 6,
+};
+
+struct udev_event {
+        /* ---- inputs (borrowed) ---- */
+        const struct uevent *uevent;     /* kernel record (NULL in udevadm test without one) */
+        enum uevent_action action;
+        struct device_ctx *ctx;
+        struct device *dev;              /* the event device */
+        const struct db_record *old_db;  /* previous record of this device (may be empty) */
+        const struct proplist *global_props; /* udevadm control --property, or NULL */
+        struct udev_spawner spawner;
+        uint64_t start_usec;             /* CLOCK_MONOTONIC when processing started */
+        uint64_t timeout_usec;           /* event timeout: deadline for programs */
+        bool dry_run;                    /* udevadm test without --apply: no writes, no RUN */
+
+        /* ---- device state (owned) ---- */
+        struct proplist props;           /* kernel properties (DEVNAME absolute) + rule-set ones */
+        struct strlist devlinks;         /* absolute paths "/dev/..." */
+        struct strlist tags;             /* all (sticky) tags */
+        struct strlist current_tags;
+        int link_priority;
+        bool db_persist;
+        bool inotify_watch;
+        int log_level;                   /* -1 = daemon default */
+        uint64_t usec_initialized;
+
+        /* ---- collected assignments (owned) ---- */
+        char *name;                      /* NAME= (netif rename), NULL = none */
+        uid_t uid; bool uid_set;
+        gid_t gid; bool gid_set;
+        mode_t mode; bool mode_set;
+        struct strlist seclabels;        /* "module=label" */
+        struct run_entry *run; size_t n_run, cap_run;
+        unsigned final;                  /* FINAL_* bits */
+
+        /* ---- evaluation state ---- */
+        char *program_result;            /* RESULT, NULL = none */
+        struct device *dev_parent;       /* matched parent (rules.md §3.3), NULL = none */
+        uint64_t builtin_ran;            /* bit per run-once builtin that ran */
+        uint64_t builtin_ok;             /* bit per run-once builtin that succeeded */
+};
+
+/* Fill the inputs and the kernel properties of `dev` into `ev`. */
+int udev_event_init(struct udev_event *ev, struct device_ctx *ctx, struct device *dev,
+                    const struct uevent *uevent, enum uevent_action action);
+void udev_event_done(struct udev_event *ev);
+
+/* Property lookup as rules see it: the device's, else the global one. */
+const char *udev_event_get_property(const struct udev_event *ev, const char *key);
+
+/* Build the NULL-terminated environment for a spawned program:
+ * "UDEV_DATABASE_VERSION=1" first, then every property. Caller frees with
+ * udev_event_free_env(). */
+char **udev_event_build_env(const struct udev_event *ev);
+void udev_event_free_env(char **envp);
