@@ -65,7 +65,9 @@ struct uevent {
 /* Parse one kernel-format datagram (`len` bytes at `data`). Validates: NUL
  * terminated, "ACTION@DEVPATH" header matching ACTION= and DEVPATH=, known
  * action, SUBSYSTEM present, SEQNUM > 0, numeric MAJOR/MINOR/IFINDEX, no
- * control characters other than the '\n' cut, DEVNAME without "..", at most
+ * control characters in keys and in the identity values (DEVPATH, SUBSYSTEM,
+ * DEVTYPE, DRIVER, DEVNAME; other values are kept verbatim, as real devices
+ * put arbitrary bytes in e.g. input names), DEVNAME without "..", at most
  * UEVENT_PROPS_MAX properties, len <= UEVENT_BUFFER_MAX.
  * On success *ret is a new record (free with uevent_free()); on failure returns
  * -EBADMSG (malformed), -E2BIG (too large/too many properties) or -ENOMEM.
