@@ -398,6 +398,7 @@ int manager_run(struct manager *m)
                 log_warning("%u worker(s) still busy with abandoned events; exiting without them",
                             stuck);
                 log_stats(m);
+                worker_pool_abandon(m->pool);
                 return -ETIMEDOUT;
         }
         log_stats(m);

@@ -184,3 +184,12 @@ unsigned worker_pool_busy(struct worker_pool *p)
 {
         return atomic_load(&p->busy);
 }
+
+void worker_pool_abandon(struct worker_pool *p)
+{
+        pthread_mutex_lock(&p->lock);
+        p->joining = true;
+        for (unsigned i = 0; i < p->n_workers; i++)
+                pthread_detach(p->workers[i]->thread);
+        pthread_mutex_unlock(&p->lock);
+}

@@ -30,6 +30,9 @@ void worker_pool_set_max(struct worker_pool *p, unsigned max_workers);
 /* Join all workers: call after event_queue_shutdown(). */
 void worker_pool_join(struct worker_pool *p);
 void worker_pool_free(struct worker_pool *p);
+/* Give up on the workers (exit while some are stuck in abandoned events):
+ * detach every thread; the process is about to _exit(). */
+void worker_pool_abandon(struct worker_pool *p);
 /* Workers currently processing an event (including abandoned ones). */
 unsigned worker_pool_busy(struct worker_pool *p);
 void worker_pool_get_stats(struct worker_pool *p, struct worker_pool_stats *ret);
