@@ -30,6 +30,10 @@ struct proplist {
 };
 /* Set (replace in place, keeping the position, or append). Copies key and value. */
 int proplist_set(struct proplist *l, const char *key, const char *value, bool from_kernel);
+/* 0, or -ENOENT if the key was not there. Entries are removed in place
+ * (order kept). An entry's key and value share one allocation owned through
+ * `key`: change entries only through proplist_*(). At most 4096 entries
+ * (-E2BIG). */
 int proplist_unset(struct proplist *l, const char *key);
 const char *proplist_get(const struct proplist *l, const char *key);
 void proplist_clear(struct proplist *l);
@@ -103,6 +107,14 @@ struct udev_event {
 };
 
 /* Fill the inputs and the kernel properties of `dev` into `ev`. */
+/* Details (rules-engine B): *ev is zeroed first, so set spawner, global_props,
+ * old_db, start_usec, timeout_usec and dry_run after this call. props = the
+ * device's properties in order (device_property_at(): for the event device
+ * the uevent record with DEVNAME absolute under roots.dev), from_kernel=true,
+ * plus ACTION=<action> if the device had none (udevadm test on a sysfs
+ * device); usec_initialized = uevent->recv_usec (0 without a record);
+ * log_level = -1; uid/gid/mode unset. The uevent record must outlive ev and
+ * the device_ctx. On error ev is left as after udev_event_done(). */
 int udev_event_init(struct udev_event *ev, struct device_ctx *ctx, struct device *dev,
                     const struct uevent *uevent, enum uevent_action action);
 void udev_event_done(struct udev_event *ev);
@@ -113,5 +125,9 @@ const char *udev_event_get_property(const struct udev_event *ev, const char *key
 /* Build the NULL-terminated environment for a spawned program:
  * "UDEV_DATABASE_VERSION=1" first, then every property. Caller frees with
  * udev_event_free_env(). */
+/* Like systemd's device properties the environment also has DEVLINKS
+ * (devlinks joined by ' '), TAGS and CURRENT_TAGS (":a:b:") when not empty,
+ * and USEC_INITIALIZED when usec_initialized > 0 — unless props already has
+ * that key. One allocation; NULL on ENOMEM. */
 char **udev_event_build_env(const struct udev_event *ev);
 void udev_event_free_env(char **envp);
