@@ -104,20 +104,29 @@ struct token_pattern {
 /* Attribute of ATTR{}/ATTRS{}/TEST{}: `[SUBSYSTEM/SYSNAME]attr` split at compile time. */
 struct token_attr {
         const char *raw;        /* as written (arena), NULL if the key has none */
-        bool needs_subst;       /* attribute name contains $ or % (matches only) */
+        bool needs_subst;       /* the name is substituted at event time: ATTR{}/ATTRS{}
+                                 * matches (not the [..] form) and SYSCTL{} (match and
+                                 * assignment) whose name contains $ or % */
         const char *subsystem;  /* "[subsys/sysname]" form, else NULL */
         const char *sysname;
-        const char *name;       /* the attribute part */
+        const char *name;       /* the attribute part ("" for "[subsys/sysname]"); for
+                                 * every other key with {attr}: == raw */
 };
 
 struct token {
         enum token_type type;
         enum token_op op;
-        unsigned column;          /* 1-based column of the key, for messages */
+        unsigned line;            /* physical line of the key (differs from the rule
+                                   * line's lineno inside a continued line) */
+        unsigned column;          /* 1-based column of the key in that line, for messages */
         struct token_attr attr;   /* ENV{key}, CONST{arch|virt}, ATTR{f}, TEST{mode}, IMPORT{kind}, RUN{type}, SECLABEL{module}, SYSCTL{k} */
-        const char *value;        /* raw (unescaped, unsubstituted) value (arena) */
+        const char *value;        /* raw (unescaped, unsubstituted) value (arena); for
+                                   * OPTIONS static_node= the node name, for the other
+                                   * OPTIONS the whole option ("link_priority=10") */
         bool value_needs_subst;   /* value contains $ or % */
-        struct token_pattern pattern; /* matches: the compiled value */
+        struct token_pattern pattern; /* matches: the compiled value (kind for every
+                                       * match; alts only for the types before TK_M_TEST
+                                       * and TK_M_RESULT, as systemd) */
         union {
                 long number;       /* link_priority, log_level */
                 bool boolean;      /* watch / nowatch */
@@ -140,7 +149,9 @@ struct token {
 
 struct rule_line {
         const char *file;        /* arena: path of the rules file */
-        unsigned lineno;         /* first physical line of the logical line */
+        unsigned lineno;         /* the number systemd gives the logical line: that of its
+                                  * LAST physical line (a continued line is numbered where
+                                  * it ends); tokens carry their own line/column */
         unsigned mask;
         const char *label;       /* LABEL="..." or NULL */
         const char *goto_label;  /* GOTO="..." as written, or NULL */

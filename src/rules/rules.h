@@ -43,8 +43,9 @@ struct rules_stats {
         unsigned files;
         unsigned lines;     /* rule lines kept */
         unsigned tokens;
-        unsigned errors;    /* problems that dropped a line or expression */
+        unsigned errors;    /* error-level problems (most dropped a line or expression) */
         unsigned warnings;  /* accepted with a warning/notice */
+        unsigned notices;   /* of `warnings`: style notices (verify only) */
 };
 
 /* Load and compile. Returns 0 with *ret = new snapshot (ref 1), or -ENOMEM.
@@ -53,6 +54,18 @@ int rules_load(const struct rules_load_options *opts, struct rules **ret);
 /* Compile one in-memory text as file `name` (tests, fuzzing). */
 int rules_load_string(const char *name, const char *text, size_t len,
                       const struct rules_load_options *opts, struct rules **ret);
+
+/* The default search path, highest priority first (rules.md §1): fills
+ * dirs[] with static strings, NULL-terminated; returns the count. /lib is
+ * listed only when it is not the same directory as /usr/lib; a build may add
+ * its install prefix's rules dir with -DTUDEV_RULES_DIR="...". */
+size_t rules_default_dirs(const char *dirs[RULES_DIRS_MAX + 1]);
+/* The files rules_load() reads for `dirs` (NULL: the default path): the
+ * union by basename (first directory wins), sorted by basename, masked and
+ * empty files included. *ret: NULL-terminated array of malloc'ed paths, free
+ * with rules_file_list_free(). 0 or -ENOMEM. */
+int rules_list_files(const char *const *dirs, char ***ret);
+void rules_file_list_free(char **list);
 
 struct rules *rules_ref(struct rules *r);
 void rules_unref(struct rules *r);

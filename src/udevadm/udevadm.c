@@ -38,6 +38,7 @@ static const struct verb verbs[] = {
         { "test-builtin", "Run one builtin on a device",            NULL },
         { "wait",         "Wait for devices or their links",        NULL },
         { "lock",         "Lock block devices while running a command", NULL },
+        { "verify",       "Check rules files for errors",           verify_main },
         { "hwdb",         NULL,                                NULL },
         { "version",      NULL,                                version_main },
         { "help",         NULL,                                help_main },
