@@ -1158,13 +1158,13 @@ int device_get_id(struct device *d, const char **ret)
         return 0;
 }
 
-/* Non-event devices list DEVPATH and SUBSYSTEM before their uevent file
- * properties (what sd-device holds once it has looked at them). */
-static size_t synth_count(struct device *d)
+/* Non-event devices list DEVPATH first and SUBSYSTEM last around their
+ * uevent file properties (the order sd-device ends up with in `udevadm test`:
+ * DEVPATH when the device is made, the uevent file when it is read,
+ * SUBSYSTEM when the rules first look at it). */
+static bool has_synth_subsystem(struct device *d)
 {
-        if (d->uevent)
-                return 0;
-        return device_get_subsystem(d, NULL) >= 0 ? 2 : 1;
+        return !d->uevent && device_get_subsystem(d, NULL) >= 0;
 }
 
 int device_get_property(struct device *d, const char *key, const char **ret)
@@ -1196,21 +1196,21 @@ int device_get_property(struct device *d, const char *key, const char **ret)
 
 bool device_property_at(struct device *d, size_t i, const char **key, const char **value)
 {
-        size_t synth;
         const char *k, *v;
+        size_t first;
 
         if (!d || device_load_props(d) < 0)
                 return false;
-        synth = synth_count(d);
-        if (i == 0 && synth > 0) {
+        first = d->uevent ? 0 : 1;
+        if (i == 0 && first) {
                 k = "DEVPATH";
                 v = d->devpath;
-        } else if (i == 1 && synth > 1) {
+        } else if (i - first < d->n_props) {
+                k = d->props[i - first].key;
+                v = d->props[i - first].value;
+        } else if (i - first == d->n_props && has_synth_subsystem(d)) {
                 k = "SUBSYSTEM";
                 v = d->subsystem;
-        } else if (i - synth < d->n_props) {
-                k = d->props[i - synth].key;
-                v = d->props[i - synth].value;
         } else
                 return false;
         if (key)

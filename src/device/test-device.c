@@ -217,9 +217,9 @@ static void test_id(void)
 static void test_properties(void)
 {
         static const char *const expect[][2] = {
-                { "DEVPATH", SDA },     { "SUBSYSTEM", "block" }, { "DEVNAME", NULL },
-                { "DEVTYPE", "disk" }, { "DISKSEQ", "9" },       { "MAJOR", "8" },
-                { "MINOR", "0" },
+                { "DEVPATH", SDA }, { "DEVNAME", NULL }, { "DEVTYPE", "disk" },
+                { "DISKSEQ", "9" }, { "MAJOR", "8" },    { "MINOR", "0" },
+                { "SUBSYSTEM", "block" },
         };
         struct device_ctx *ctx = new_ctx();
         struct device *d = dev_at(ctx, SDA);
@@ -240,7 +240,7 @@ static void test_properties(void)
         ASSERT_STREQ(v, SDA);
         ASSERT_EQ(device_get_property(d, "NOPE", &v), -ENOENT);
 
-        /* A device without subsystem has DEVPATH only before its uevent lines. */
+        /* A device without subsystem and with an empty uevent file: DEVPATH only. */
         d = dev_at(ctx, "/devices/pci0000:00");
         ASSERT_TRUE(device_property_at(d, 0, &k, &v));
         ASSERT_STREQ(k, "DEVPATH");
@@ -262,10 +262,13 @@ static void test_properties(void)
         ASSERT_EQ(device_get_devnode(d, &v), -ENOENT);
         ASSERT_EQ(device_get_ifindex(d, NULL), -ENOENT);
         ASSERT_EQ(device_get_devnum(d, NULL, NULL), -ENOENT);
-        ASSERT_TRUE(device_property_at(d, 2, &k, &v));
+        ASSERT_TRUE(device_property_at(d, 1, &k, &v));
         ASSERT_STREQ(k, "A");
-        ASSERT_TRUE(device_property_at(d, 3, &k, &v));
+        ASSERT_TRUE(device_property_at(d, 2, &k, &v));
         ASSERT_STREQ(k, "B");
+        ASSERT_TRUE(device_property_at(d, 3, &k, &v));
+        ASSERT_STREQ(k, "SUBSYSTEM");
+        ASSERT_STREQ(v, "test");
         ASSERT_TRUE(!device_property_at(d, 4, &k, &v));
         device_ctx_free(ctx);
 }

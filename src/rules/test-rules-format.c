@@ -874,9 +874,8 @@ static void test_event_init_env(void)
 /* An event without a kernel record (udevadm test on a sysfs device). */
 static void test_event_init_sysfs(void)
 {
-        static const char *const keys[] = { "DEVPATH", "SUBSYSTEM", "DEVNAME", "DEVTYPE",
-                                            "DISKSEQ", "PARTN",     "MAJOR",   "MINOR",
-                                            "ACTION" };
+        static const char *const keys[] = { "DEVPATH", "DEVNAME", "DEVTYPE", "DISKSEQ", "PARTN",
+                                            "MAJOR",   "MINOR",   "ACTION",  "SUBSYSTEM" };
         struct device_ctx *ctx = NULL;
         struct udev_event ev;
         char exp[PATH_MAX];

@@ -111,6 +111,18 @@ void proplist_clear(struct proplist *l)
 
 /* ------------------------------------------------------------ event */
 
+static void move_to_end(struct proplist *l, const char *key)
+{
+        struct prop p;
+        ssize_t i = proplist_index(l, key);
+
+        if (i < 0)
+                return;
+        p = l->items[i];
+        memmove(&l->items[i], &l->items[i + 1], (l->n - (size_t)i - 1) * sizeof(l->items[0]));
+        l->items[l->n - 1] = p;
+}
+
 int udev_event_init(struct udev_event *ev, struct device_ctx *ctx, struct device *dev,
                     const struct uevent *uevent, enum uevent_action action)
 {
@@ -134,12 +146,14 @@ int udev_event_init(struct udev_event *ev, struct device_ctx *ctx, struct device
                 if (r < 0)
                         goto fail;
         }
-        /* A device made from sysfs (udevadm test) has no ACTION of its own. */
+        /* A device made from sysfs (udevadm test) has no ACTION of its own;
+         * sd-device lists it before SUBSYSTEM there. */
         a = uevent_action_to_string(action);
         if (a && !proplist_get(&ev->props, "ACTION")) {
                 r = proplist_set(&ev->props, "ACTION", a, true);
                 if (r < 0)
                         goto fail;
+                move_to_end(&ev->props, "SUBSYSTEM");
         }
         return 0;
 fail:
