@@ -77,6 +77,14 @@ void rules_get_stats(const struct rules *r, struct rules_stats *ret);
  * mtime incl. ns, size) since `r` was loaded (event-processing.md §10). */
 bool rules_should_reload(const struct rules *r);
 
+/* Evaluate the snapshot against one event (rules-exec.c, rules.md §3-§9,
+ * §13): matches, PROGRAM and IMPORT run inline, ENV/TAG/ATTR/SYSCTL/OPTIONS
+ * take effect, NAME/SYMLINK/OWNER/GROUP/MODE/SECLABEL/RUN are collected in
+ * `ev`. Borrows both. Returns 0, or -errno when rule processing had to be
+ * aborted (rules.md §16: the event then fails). */
+struct udev_event;
+int rules_apply(const struct rules *r, struct udev_event *ev);
+
 /* Apply OPTIONS+="static_node=" lines once (rules.md §14): permissions of
  * <dev>/NAME and <run>/static_node-tags/<tag>/<escaped NAME> links. */
 struct device_roots;

@@ -1,0 +1,350 @@
+/* threads: worker-local (one event per thread; the queue runs one event per device) */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "device/db.h"
+#include "device/node.h"
+#include "rules/event-exec.h"
+#include "rules/rules-exec.h"
+#include "shared/log.h"
+#include "shared/macro.h"
+#include "shared/time-util.h"
+
+#define PROP_KEY_MAX 512
+
+const char *udev_event_devnode(struct udev_event *ev, char *buf, size_t size)
+{
+        const struct device_roots *roots = device_ctx_roots(ev->ctx);
+        const char *v = proplist_get(&ev->props, "DEVNAME"), *rooted;
+        size_t dl;
+
+        if (v && strncmp(v, "/dev/", 5) == 0)
+                return v;
+        if (device_get_devnode(ev->dev, &rooted) < 0)
+                return NULL;
+        dl = strlen(roots->dev);
+        if (strncmp(rooted, roots->dev, dl) != 0 || rooted[dl] != '/')
+                return NULL;
+        if (snprintf(buf, size, "/dev%s", rooted + dl) >= (int)size)
+                return NULL;
+        return buf;
+}
+
+/* ---- node information of the event device ---- */
+
+struct node_info {
+        struct node_device nd;
+        char devnode[NODE_PATH_MAX];
+        bool has_devnum;
+        bool has_ifindex;
+};
+
+static void node_info_init(struct udev_event *ev, struct node_info *ni)
+{
+        const char *id = NULL, *dn;
+        int ifindex = 0;
+
+        memset(ni, 0, sizeof(*ni));
+        (void)device_get_id(ev->dev, &id);
+        (void)device_get_devnum(ev->dev, &ni->nd.major, &ni->nd.minor);
+        (void)device_get_subsystem(ev->dev, &ni->nd.subsystem);
+        (void)device_get_devtype(ev->dev, &ni->nd.devtype);
+        ni->has_devnum = ni->nd.major > 0;
+        ni->has_ifindex = device_get_ifindex(ev->dev, &ifindex) >= 0 && ifindex > 0;
+        dn = udev_event_devnode(ev, ni->devnode, sizeof(ni->devnode));
+        ni->nd.id = id;
+        ni->nd.devnode = dn;
+        ni->nd.sysnum = device_sysnum(ev->dev);
+        ni->nd.diskseq = proplist_get(&ev->props, "DISKSEQ");
+        ni->nd.priority = ev->link_priority;
+}
+
+/* §5 step 1: rules' OWNER/GROUP/MODE, else the uevent's DEVUID/DEVGID/DEVMODE. */
+static void perms_from_event(struct udev_event *ev, struct node_perms *p)
+{
+        const char *v;
+        char *end;
+
+        *p = (struct node_perms){ .uid = ev->uid, .uid_set = ev->uid_set, .gid = ev->gid,
+                                  .gid_set = ev->gid_set, .mode = ev->mode,
+                                  .mode_set = ev->mode_set, .seclabels = &ev->seclabels };
+        if (!p->uid_set && (v = proplist_get(&ev->props, "DEVUID")) && *v) {
+                unsigned long u = strtoul(v, &end, 10);
+                if (!*end && u < UINT32_MAX) {
+                        p->uid = (uid_t)u;
+                        p->uid_set = true;
+                }
+        }
+        if (!p->gid_set && (v = proplist_get(&ev->props, "DEVGID")) && *v) {
+                unsigned long g = strtoul(v, &end, 10);
+                if (!*end && g < UINT32_MAX) {
+                        p->gid = (gid_t)g;
+                        p->gid_set = true;
+                }
+        }
+        if (!p->mode_set && (v = proplist_get(&ev->props, "DEVMODE")) && *v) {
+                unsigned long m = strtoul(v, &end, 8);
+                if (!*end && m <= 07777) {
+                        p->mode = (mode_t)m;
+                        p->mode_set = true;
+                }
+        }
+}
+
+/* ---- DB record <-> event ---- */
+
+static int copy_list(struct strlist *dst, const struct strlist *src, const char *prefix)
+{
+        char buf[NODE_PATH_MAX];
+
+        for (size_t i = 0; src && i < src->n; i++) {
+                const char *s = src->items[i];
+                int r;
+
+                if (prefix) {
+                        if (snprintf(buf, sizeof(buf), "%s%s", prefix, s) >= (int)sizeof(buf))
+                                continue;
+                        s = buf;
+                }
+                r = strlist_add_unique(dst, s);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* remove: the whole record becomes part of the event. */
+static int event_load_db(struct udev_event *ev, const struct db_record *db)
+{
+        char key[PROP_KEY_MAX];
+        int r;
+
+        for (size_t i = 0; i < db->properties.n; i++) {
+                const char *e = db->properties.items[i], *eq = strchr(e, '=');
+
+                if (!eq || (size_t)(eq - e) >= sizeof(key))
+                        continue;
+                memcpy(key, e, (size_t)(eq - e));
+                key[eq - e] = '\0';
+                r = proplist_set(&ev->props, key, eq + 1, false);
+                if (r < 0)
+                        return r;
+        }
+        r = copy_list(&ev->devlinks, &db->devlinks, "/dev/");
+        if (r >= 0)
+                r = copy_list(&ev->tags, &db->tags, NULL);
+        if (r >= 0)
+                r = copy_list(&ev->current_tags, &db->current_tags, NULL);
+        if (r < 0)
+                return r;
+        ev->link_priority = db->link_priority;
+        ev->usec_initialized = db->usec_initialized;
+        return 0;
+}
+
+static void db_record_from_event(struct udev_event *ev, struct db_record *rec)
+{
+        rec->link_priority = ev->link_priority;
+        rec->usec_initialized = ev->usec_initialized;
+        rec->persist = ev->db_persist;
+}
+
+/* The DB stores rule-set properties and links relative to /dev. */
+static int build_db_record(struct udev_event *ev, struct db_record *rec)
+{
+        int r;
+
+        db_record_from_event(ev, rec);
+        for (size_t i = 0; i < ev->props.n; i++) {
+                const struct prop *p = &ev->props.items[i];
+                char *kv;
+
+                if (p->from_kernel || p->key[0] == '.')
+                        continue;
+                if (asprintf(&kv, "%s=%s", p->key, p->value) < 0)
+                        return -ENOMEM;
+                r = strlist_add(&rec->properties, kv);
+                free(kv);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < ev->devlinks.n; i++) {
+                const char *l = ev->devlinks.items[i];
+                r = strlist_add(&rec->devlinks, strncmp(l, "/dev/", 5) == 0 ? l + 5 : l);
+                if (r < 0)
+                        return r;
+        }
+        r = copy_list(&rec->tags, &ev->tags, NULL);
+        if (r >= 0)
+                r = copy_list(&rec->current_tags, &ev->current_tags, NULL);
+        return r;
+}
+
+/* ---- the pipelines ---- */
+
+static int execute_remove(struct udev_event *ev, const struct rules *rules, struct node_info *ni)
+{
+        const struct device_roots *roots = device_ctx_roots(ev->ctx);
+        int r;
+
+        if (ev->old_db) {
+                r = event_load_db(ev, ev->old_db);
+                if (r < 0)
+                        return r;
+        }
+        ni->nd.priority = ev->link_priority;
+        if (!ev->dry_run && ni->nd.id) {
+                if (ev->old_db) {
+                        r = tags_index_remove(roots->run, ni->nd.id, &ev->old_db->tags);
+                        if (r < 0)
+                                log_debug_errno(r, "%s: Failed to remove tag index entries, "
+                                                "ignoring: %m", ni->nd.id);
+                }
+                r = db_delete(roots->run, ni->nd.id);
+                if (r < 0)
+                        log_debug_errno(r, "%s: Failed to delete the database entry, ignoring: %m",
+                                        ni->nd.id);
+        }
+        r = rules ? rules_apply(rules, ev) : 0;
+        if (!ev->dry_run && ni->has_devnum && ni->nd.id && ni->nd.devnode)
+                (void)node_remove(roots, &ni->nd, &ev->devlinks);
+        return r;
+}
+
+static void log_rename_todo(struct udev_event *ev)
+{
+        if (!ev->name || ev->action != UEVENT_ACTION_ADD)
+                return;
+        if (streq(ev->name, device_sysname(ev->dev)))
+                return;
+        log_warning("%s: NAME=\"%s\": renaming network interfaces is not implemented yet, "
+                    "ignoring", device_sysname(ev->dev), ev->name);
+}
+
+static int execute_other(struct udev_event *ev, const struct rules *rules, struct node_info *ni)
+{
+        const struct device_roots *roots = device_ctx_roots(ev->ctx);
+        const struct db_record *old = ev->old_db;
+        struct db_record rec = {};
+        int r;
+
+        /* Only the old tags are inherited, as sticky (non-current) tags. */
+        if (old) {
+                r = copy_list(&ev->tags, &old->tags, NULL);
+                if (r < 0)
+                        return r;
+        }
+        if (ev->action == UEVENT_ACTION_MOVE)
+                (void)proplist_unset(&ev->props, "ID_RENAMING");
+
+        r = rules ? rules_apply(rules, ev) : 0;
+        if (r < 0)
+                return r;
+
+        log_rename_todo(ev);
+        ni->nd.priority = ev->link_priority;
+        ev->usec_initialized = old && old->usec_initialized > 0 ? old->usec_initialized
+                                                                : now_usec(CLOCK_MONOTONIC);
+        if (ev->dry_run)
+                return 0;
+
+        if (ni->has_devnum && ni->nd.id && ni->nd.devnode) {
+                struct node_perms p;
+
+                perms_from_event(ev, &p);
+                (void)node_apply_permissions(roots, &ni->nd, &p,
+                                             ev->action == UEVENT_ACTION_ADD);
+                (void)node_update(roots, &ni->nd, old ? &old->devlinks : NULL, &ev->devlinks);
+        }
+        if (!ni->nd.id)
+                return 0; /* no subsystem: nothing can be stored */
+
+        r = tags_index_update(roots->run, ni->nd.id, old ? &old->tags : NULL, &ev->tags);
+        if (r < 0)
+                log_warning_errno(r, "%s: Failed to update the tag index: %m", ni->nd.id);
+        r = build_db_record(ev, &rec);
+        if (r >= 0)
+                r = db_write(roots->run, ni->nd.id, &rec, ni->has_devnum, ni->has_ifindex);
+        db_record_clear(&rec);
+        if (r < 0)
+                return log_error_errno(r, "%s: Failed to write the database entry: %m",
+                                       ni->nd.id);
+        return 0;
+}
+
+int udev_event_execute(struct udev_event *ev, const struct rules *rules)
+{
+        struct node_info ni;
+
+        node_info_init(ev, &ni);
+        if (ev->action == UEVENT_ACTION_REMOVE)
+                return execute_remove(ev, rules, &ni);
+        return execute_other(ev, rules, &ni);
+}
+
+/* ---- output ---- */
+
+static int join(char *buf, size_t size, const struct strlist *l, const char *sep, bool colons)
+{
+        size_t o = 0;
+
+        buf[0] = '\0';
+        if (colons) {
+                if (size < 2)
+                        return -ENOBUFS;
+                buf[o++] = ':';
+                buf[o] = '\0';
+        }
+        for (size_t i = 0; i < l->n; i++) {
+                int w = snprintf(buf + o, size - o, "%s%s%s", !colons && i > 0 ? sep : "",
+                                 l->items[i], colons ? ":" : "");
+                if (w < 0 || (size_t)w >= size - o)
+                        return -ENOBUFS;
+                o += (size_t)w;
+        }
+        return 0;
+}
+
+static bool is_synthesized(const char *key)
+{
+        return streq(key, "USEC_INITIALIZED") || streq(key, "DEVLINKS") || streq(key, "TAGS") ||
+               streq(key, "CURRENT_TAGS");
+}
+
+int udev_event_foreach_property(const struct udev_event *ev, char *buf, size_t size,
+                                void (*emit)(const char *key, const char *value, void *userdata),
+                                void *userdata)
+{
+        int ret = 0;
+
+        for (size_t i = 0; i < ev->props.n; i++)
+                if (!is_synthesized(ev->props.items[i].key))
+                        emit(ev->props.items[i].key, ev->props.items[i].value, userdata);
+        if (ev->usec_initialized > 0) {
+                snprintf(buf, size, "%" PRIu64, ev->usec_initialized);
+                emit("USEC_INITIALIZED", buf, userdata);
+        }
+        if (ev->devlinks.n > 0) {
+                if (join(buf, size, &ev->devlinks, " ", false) >= 0)
+                        emit("DEVLINKS", buf, userdata);
+                else
+                        ret = -ENOBUFS;
+        }
+        if (ev->tags.n > 0) {
+                if (join(buf, size, &ev->tags, NULL, true) >= 0)
+                        emit("TAGS", buf, userdata);
+                else
+                        ret = -ENOBUFS;
+        }
+        if (ev->current_tags.n > 0) {
+                if (join(buf, size, &ev->current_tags, NULL, true) >= 0)
+                        emit("CURRENT_TAGS", buf, userdata);
+                else
+                        ret = -ENOBUFS;
+        }
+        return ret;
+}

@@ -1,0 +1,37 @@
+/* threads: any */
+#pragma once
+/* Private helpers of the rules evaluator (rules-exec.c, rules-const.c) and the
+ * direct program spawner (spawn-direct.c). The public entry point is
+ * rules_apply() in rules/rules.h. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rules/udev-event.h"
+
+/* CONST{arch} / CONST{virt} values, computed once per process. */
+const char *rules_const_arch(void);
+const char *rules_const_virt(void);
+
+/* Directory for program names without '/' (rules.md §12.3, Debian 12). */
+#define UDEV_LIBEXEC_DIR "/lib/udev"
+
+/* A spawner that runs programs directly with posix_spawn() from the calling
+ * thread (udevadm test, and the daemon until the exec helper takes over).
+ * Implements struct udev_spawner (rules/udev-event.h). */
+struct spawn_direct {
+        int timeout_signal;      /* sent at the deadline (default SIGKILL) */
+        const char *libexec_dir; /* NULL: UDEV_LIBEXEC_DIR */
+        uint64_t exec_delay_usec; /* sleep before each RUN program */
+};
+int spawn_direct(void *userdata, const char *cmd, char *const envp[], bool is_run,
+                 uint64_t deadline_usec, char *out, size_t out_size, bool *truncated);
+static inline struct udev_spawner spawn_direct_spawner(struct spawn_direct *sd)
+{
+        return (struct udev_spawner){ .spawn = spawn_direct, .userdata = sd };
+}
+
+/* Run the collected RUN list of an event (rules.md §12.2): builtins in
+ * process, programs through ev->spawner; failures are only logged. */
+void rules_execute_run(struct udev_event *ev);
