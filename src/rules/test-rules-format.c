@@ -894,6 +894,68 @@ static void test_event_init_sysfs(void)
         device_ctx_free(ctx);
 }
 
+/* ------------------------------------------------------------ random inputs */
+
+static unsigned rnd_state = 12345;
+
+static unsigned rnd(unsigned n)
+{
+        rnd_state = rnd_state * 1103515245u + 12345u;
+        return (rnd_state >> 16) % n;
+}
+
+/* Random strings of substitution-heavy characters: every function keeps its
+ * bounds and NUL-terminates (checked under ASan/UBSan). */
+static void test_random_inputs(void)
+{
+        static const char alphabet[] = "$%{}[]/ \t\n'\"+-0123kKcEsNnbpPmMdDLrSeinvattrsy"
+                                       "\xc3\xa9\xff";
+        static const char *const words[] = { "$attr{", "$env{", "%c{", "$kernel", "%s{", "}",
+                                             "[block/sda]", "$result", "$links", "$parent",
+                                             "size", "ID_FOO", "2+", "%%", "$$" };
+        struct test_event t;
+
+        event_setup(&t, PARENT_USB);
+        for (int iter = 0; iter < 20000; iter++) {
+                char src[96], out[64], copy[96], *argv[8], *k, *v, *cursor;
+                size_t n = rnd(40), len, size = 1 + rnd(sizeof(out) - 1), argc;
+                bool truncated;
+
+                src[0] = '\0';
+                for (size_t i = 0; i < n && strlen(src) < sizeof(src) - 16; i++) {
+                        size_t l = strlen(src);
+
+                        if (rnd(3) == 0) {
+                                const char *w = words[rnd(ARRAY_SIZE(words))];
+
+                                snprintf(src + l, sizeof(src) - l, "%s", w);
+                        } else {
+                                src[l] = alphabet[rnd(sizeof(alphabet) - 1)];
+                                src[l + 1] = '\0';
+                        }
+                }
+                memset(out, 'Z', sizeof(out));
+                len = udev_format(&t.ev, src, out, size, rnd(2) ? WS : 0, &truncated);
+                ASSERT_TRUE(len < size);
+                ASSERT_EQ(strlen(out), len);
+                (void)udev_format_check(src, NULL, 0);
+
+                memcpy(copy, src, sizeof(copy));
+                (void)udev_replace_chars(copy, rnd(2) ? NULL : "/ ");
+                ASSERT_EQ(strlen(copy), strlen(src));
+                memcpy(copy, src, sizeof(copy));
+                ASSERT_TRUE(udev_replace_whitespace(copy, copy, strlen(copy)) <= strlen(src));
+                memcpy(copy, src, sizeof(copy));
+                if (udev_split_cmdline(copy, argv, ARRAY_SIZE(argv), &argc) == 0)
+                        ASSERT_TRUE(argc > 0 && argc < ARRAY_SIZE(argv) && argv[argc] == NULL);
+                memcpy(copy, src, sizeof(copy));
+                cursor = copy;
+                while ((k = udev_next_line(&cursor, copy + strlen(src))))
+                        (void)udev_property_line_parse(k, &k, &v);
+        }
+        event_teardown(&t);
+}
+
 int main(void)
 {
         log_set_max_level(LOG_ERR); /* the malformed cases log warnings */
@@ -914,6 +976,7 @@ int main(void)
         TEST_RUN(test_proplist);
         TEST_RUN(test_event_init_env);
         TEST_RUN(test_event_init_sysfs);
+        TEST_RUN(test_random_inputs);
         fixture_teardown(&fx);
         return 0;
 }
