@@ -230,6 +230,16 @@ static inline char *dump_rules(const struct rules *r)
         return buf;
 }
 
+/* RULES_TEST_KEEP_GOING=1: report every mismatch, fail at the end. */
+static unsigned check_failures;
+
+static inline void check_failed(void)
+{
+        check_failures++;
+        if (!getenv("RULES_TEST_KEEP_GOING"))
+                abort();
+}
+
 /* Compile text, compare dump and messages (NULL msgs = expect none). */
 static inline void check_compile(const char *text, const struct rules_load_options *opts,
                                  const char *dump, const char *msgs, const char *where)
@@ -241,12 +251,12 @@ static inline void check_compile(const char *text, const struct rules_load_optio
         if (dump && strcmp(got, dump) != 0) {
                 fprintf(stderr, "\n%s: input:\n%s\ndump:\n%s\nexpected:\n%s\n", where, text, got,
                         dump);
-                abort();
+                check_failed();
         }
         if (strcmp(got_msgs, msgs ? msgs : "") != 0) {
                 fprintf(stderr, "\n%s: input:\n%s\nmessages:\n%sexpected:\n%s\n", where, text,
                         got_msgs, msgs ? msgs : "");
-                abort();
+                check_failed();
         }
         free(got);
         free(got_msgs);
