@@ -2,6 +2,7 @@
 /* Unit tests of the sysfs device view on a fake tree (test-sysfs-fixture.h). */
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "device/device.h"
@@ -607,6 +608,43 @@ static void test_many(void)
         device_ctx_free(ctx);
 }
 
+/* One context per thread, many threads at once (run under TSan too). */
+static void *thread_main(void *arg)
+{
+        static const char *const paths[] = { SDA1, ETH0, TTYS0, EVENT3, CCISS };
+
+        (void)arg;
+        for (int iter = 0; iter < 50; iter++) {
+                struct device_ctx *ctx = new_ctx();
+
+                for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
+                        struct device *d = dev_at(ctx, paths[i]), *p;
+                        const char *v;
+
+                        (void)device_get_sysattr(d, "size", &v);
+                        (void)device_get_id(d, &v);
+                        while (device_get_parent(d, &p) == 0) {
+                                (void)device_get_subsystem(p, &v);
+                                (void)device_get_driver(p, &v);
+                                d = p;
+                        }
+                }
+                ASSERT_EQ(device_from_ifindex(ctx, 2, &(struct device *){ NULL }), 0);
+                device_ctx_free(ctx);
+        }
+        return NULL;
+}
+
+static void test_threads(void)
+{
+        pthread_t th[4];
+
+        for (size_t i = 0; i < ARRAY_SIZE(th); i++)
+                ASSERT_EQ(pthread_create(&th[i], NULL, thread_main, NULL), 0);
+        for (size_t i = 0; i < ARRAY_SIZE(th); i++)
+                ASSERT_EQ(pthread_join(th[i], NULL), 0);
+}
+
 int main(void)
 {
         fixture_setup(&fx);
@@ -623,6 +661,7 @@ int main(void)
         TEST_RUN(test_sysattr);
         TEST_RUN(test_db);
         TEST_RUN(test_many);
+        TEST_RUN(test_threads);
         fixture_teardown(&fx);
         return 0;
 }
