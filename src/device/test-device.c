@@ -1,4 +1,4 @@
-/* threads: any (single-threaded test) */
+/* threads: any (test; test_threads runs one context per thread) */
 /* Unit tests of the sysfs device view on a fake tree (test-sysfs-fixture.h). */
 
 #include <errno.h>
@@ -587,7 +587,8 @@ static void test_db(void)
 /* Many devices and attributes in one context: everything freed (ASan). */
 static void test_many(void)
 {
-        static const char *const paths[] = { SDA1, SDA2, ETH0, LO, TTY0, TTYS0, EVENT3, CCISS, DMI };
+        static const char *const paths[] = { SDA1,  SDA2,   ETH0,  LO, TTY0,
+                                             TTYS0, EVENT3, CCISS, DMI };
         struct device_ctx *ctx = new_ctx();
 
         for (int round = 0; round < 3; round++)

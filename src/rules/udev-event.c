@@ -66,11 +66,11 @@ int proplist_set(struct proplist *l, const char *key, const char *value, bool fr
         r = prop_block(key, value, &k, &v);
         if (r < 0)
                 return r;
-        if (i >= 0) {
+        if (i >= 0)
                 free(l->items[i].key);
-                l->items[i] = (struct prop){ .key = k, .value = v, .from_kernel = from_kernel };
-        } else
-                l->items[l->n++] = (struct prop){ .key = k, .value = v, .from_kernel = from_kernel };
+        else
+                i = (ssize_t)l->n++;
+        l->items[i] = (struct prop){ .key = k, .value = v, .from_kernel = from_kernel };
         return 0;
 }
 
