@@ -3,11 +3,17 @@
 /* The per-event pipeline run by a worker thread, in systemd's order
  * (../shared/docs/event-processing.md §4):
  *
- *   non-remove: read the old DB record (only its tags are inherited, as sticky
- *               tags) -> rules (seam: issue 4) -> USEC_INITIALIZED (old value or
- *               now) -> tag index -> DB write -> RUN (seam: issue 3/4) -> broadcast
- *   remove:     read the old DB record into the event -> delete tag index and
- *               DB -> rules -> RUN -> broadcast
+ *   build the device view and the udev_event (rules/udev-event.h) from the
+ *   kernel record, read the old DB record, then rules/event-exec.h:
+ *   non-remove: old tags become sticky -> rules -> node permissions, links,
+ *               /dev/{block,char} -> USEC_INITIALIZED -> tag index -> DB write
+ *   remove:     old DB record loaded into the event -> tag index and DB
+ *               deleted -> rules -> links released
+ *   then the RUN list (programs through the spawner) and the broadcast of the
+ *   event's properties (+ USEC_INITIALIZED, DEVLINKS, TAGS, CURRENT_TAGS).
+ *
+ * The rules and global properties come from the manager's snapshot
+ * (udevd/rules-snapshot.h): one reference per event.
  *
  * On failure the event is broadcast with UDEV_WORKER_FAILED=1 and
  * UDEV_WORKER_ERRNO/UDEV_WORKER_ERRNO_NAME (§9.3). */
@@ -19,12 +25,14 @@
 #include "udevd/settings.h"
 
 struct udev;
+struct snapshot_holder;
 
 struct worker_ctx {
         unsigned id;
         struct udev *udev;                       /* owned by this thread */
         struct broadcaster bc;                   /* owned by this thread */
         const struct udevd_settings *settings;   /* borrowed, immutable */
+        struct snapshot_holder *snapshots;       /* borrowed; NULL = no rules */
 };
 
 /* Returns 0 when the event was processed and broadcast, or -errno when it

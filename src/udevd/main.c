@@ -69,6 +69,8 @@ static void help(void)
                "  -N --resolve-names=early|late|never\n"
                "                              When to resolve users and groups\n"
                "     --timeout-signal=SIGNAL  Signal for timed-out programs\n"
+               "     --rules-dir=DIR          Read rules from DIR instead of the default\n"
+               "                              search path (repeatable)\n"
                "\nSee the udevd(8) man page for details.\n");
 }
 
@@ -77,6 +79,7 @@ enum {
         ARG_DEBUG_EVENT_DELAY,
         ARG_DEBUG_EVENT_DELAY_MATCH,
         ARG_TEST_ACCEPT_USER_UEVENTS,
+        ARG_RULES_DIR,
 };
 
 /* Returns 1 to continue, 0 to exit successfully, <0 on error. */
@@ -96,6 +99,7 @@ static int parse_argv(int argc, char *argv[], struct udevd_settings *s)
                 { "debug-event-delay-match", required_argument, NULL,
                   ARG_DEBUG_EVENT_DELAY_MATCH },
                 { "test-accept-user-uevents", no_argument, NULL, ARG_TEST_ACCEPT_USER_UEVENTS },
+                { "rules-dir", required_argument, NULL, ARG_RULES_DIR },
                 {}
         };
         uint64_t usec;
@@ -131,10 +135,25 @@ static int parse_argv(int argc, char *argv[], struct udevd_settings *s)
                                 s->event_timeout_usec = usec;
                         break;
                 case 'N':
-                        if (strcmp(optarg, "early") != 0 && strcmp(optarg, "late") != 0 &&
-                            strcmp(optarg, "never") != 0)
+                        if (streq(optarg, "early"))
+                                s->resolve_names = RESOLVE_NAMES_EARLY;
+                        else if (streq(optarg, "late"))
+                                s->resolve_names = RESOLVE_NAMES_LATE;
+                        else if (streq(optarg, "never"))
+                                s->resolve_names = RESOLVE_NAMES_NEVER;
+                        else
                                 log_warning("Invalid --resolve-names='%s', ignoring", optarg);
                         break;
+                case ARG_RULES_DIR: {
+                        size_t n = 0;
+                        while (s->rules_dirs[n])
+                                n++;
+                        if (n >= RULES_DIRS_MAX)
+                                log_warning("Too many --rules-dir= options, ignoring '%s'", optarg);
+                        else
+                                s->rules_dirs[n] = optarg;
+                        break;
+                }
                 case ARG_TIMEOUT_SIGNAL:
                         r = parse_signal(optarg);
                         if (r < 0)

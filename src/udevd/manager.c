@@ -13,6 +13,8 @@
 #include <sys/timerfd.h>
 
 #include "device/db.h"
+#include "device/node.h"
+#include "rules/rules.h"
 #include "shared/fileio.h"
 #include "shared/log.h"
 #include "shared/time-util.h"
@@ -23,9 +25,11 @@
 #include "udevd/loop.h"
 #include "udevd/manager.h"
 #include "udevd/netlink-listener.h"
+#include "udevd/rules-snapshot.h"
 #include "udevd/worker-pool.h"
 
 #define MANAGER_TICK_USEC USEC_PER_SEC
+#define RULES_CHECK_INTERVAL_USEC (3 * USEC_PER_SEC) /* event-processing.md §10 */
 
 struct manager {
         const struct udevd_settings *settings; /* borrowed */
@@ -43,10 +47,16 @@ struct manager {
         bool exiting;
         bool drain_on_exit;
         int exit_status;
-        /* Global properties set by `udevadm control --property`; the rules
-         * engine will read them from its snapshot. */
+        /* Global properties set by `udevadm control --property`; workers read
+         * them from the snapshot. */
         pthread_mutex_t env_lock;
         struct strlist global_env;
+        /* The rules: the manager's reference and what workers take per event. */
+        struct rules *rules;
+        struct snapshot_holder snapshots;
+        uint64_t last_rules_check;
+        bool queue_stopped;  /* udevadm control --stop-exec-queue */
+        bool links_cleaned;  /* stack directories cleaned since the queue went idle */
 };
 
 /* ---- queue hooks (called on listener/worker threads) ---- */
@@ -71,6 +81,86 @@ static void on_queue_need_worker(void *userdata)
         worker_pool_grow(m->pool);
 }
 
+/* ---- rules ---- */
+
+static int manager_load_rules(struct manager *m, struct rules **ret)
+{
+        const struct rules_load_options opts = {
+                .dirs = m->settings->rules_dirs[0] ? m->settings->rules_dirs : NULL,
+                .resolve_names = m->settings->resolve_names,
+        };
+        struct rules_stats st;
+        int r;
+
+        r = rules_load(&opts, ret);
+        if (r < 0)
+                return r;
+        rules_get_stats(*ret, &st);
+        log_info("Loaded %u rules from %u files (%u errors, %u warnings)", st.lines, st.files,
+                 st.errors, st.warnings);
+        return 0;
+}
+
+/* Hand the current rules and global properties to the workers. */
+static int manager_publish(struct manager *m)
+{
+        int r;
+
+        pthread_mutex_lock(&m->env_lock);
+        r = snapshot_publish(&m->snapshots, m->rules ? rules_ref(m->rules) : NULL, &m->global_env);
+        pthread_mutex_unlock(&m->env_lock);
+        if (r < 0)
+                log_error_errno(r, "Failed to publish the rules snapshot: %m");
+        return r;
+}
+
+/* Reload the rules if any rules file changed (forced or not, as systemd:
+ * nothing changed = nothing reloaded). A failed load keeps the old rules. */
+static void manager_reload(struct manager *m, bool forced)
+{
+        struct rules *n = NULL;
+        int r;
+
+        m->last_rules_check = now_usec(CLOCK_MONOTONIC);
+        if (m->rules && !rules_should_reload(m->rules)) {
+                if (forced)
+                        log_debug("Rules unchanged, nothing to reload");
+                return;
+        }
+        r = manager_load_rules(m, &n);
+        if (r < 0) {
+                log_error_errno(r, "Failed to reload the rules, keeping the old ones: %m");
+                return;
+        }
+        rules_unref(m->rules);
+        m->rules = n;
+        if (manager_publish(m) >= 0)
+                log_info("Rules reloaded%s", forced ? "" : " (files changed)");
+}
+
+/* §6.4: remove stale link stack directories, only while no event runs. */
+static void manager_idle_cleanup(struct manager *m)
+{
+        const struct device_roots roots = { .sys = "/sys", .dev = "/dev",
+                                            .run = m->settings->run_dir };
+        struct event_queue_stats qs;
+
+        event_queue_get_stats(m->queue, &qs);
+        if (qs.queued > 0 || qs.running > 0 || worker_pool_busy(m->pool) > 0) {
+                m->links_cleaned = false;
+                return;
+        }
+        if (m->links_cleaned || m->exiting)
+                return;
+        event_queue_set_paused(m->queue, true);
+        event_queue_get_stats(m->queue, &qs);
+        if (qs.running == 0 && worker_pool_busy(m->pool) == 0) {
+                (void)node_cleanup_stack_dirs(&roots);
+                m->links_cleaned = true;
+        }
+        event_queue_set_paused(m->queue, m->queue_stopped);
+}
+
 /* ---- control requests ---- */
 
 static void set_global_env(struct manager *m, const char *assignment)
@@ -89,6 +179,7 @@ static void set_global_env(struct manager *m, const char *assignment)
         if (eq[1] != '\0' && strlist_add(&m->global_env, assignment) < 0)
                 log_error("Out of memory storing global property");
         pthread_mutex_unlock(&m->env_lock);
+        (void)manager_publish(m);
         log_debug("control: global property %s%s", assignment, eq[1] ? "" : " (unset)");
 }
 
@@ -116,15 +207,17 @@ static void on_ctrl_msg(const struct ctrl_msg *msg, void *userdata)
                 break;
         case CTRL_MSG_STOP_EXEC_QUEUE:
                 log_debug("control: stop exec queue");
+                m->queue_stopped = true;
                 event_queue_set_paused(m->queue, true);
                 break;
         case CTRL_MSG_START_EXEC_QUEUE:
                 log_debug("control: start exec queue");
+                m->queue_stopped = false;
                 event_queue_set_paused(m->queue, false);
                 break;
         case CTRL_MSG_RELOAD:
-                /* Nothing to reload until the rules engine exists. */
                 log_debug("control: reload");
+                manager_reload(m, true);
                 break;
         case CTRL_MSG_SET_ENV:
                 set_global_env(m, msg->strval);
@@ -188,7 +281,8 @@ static void on_signal(struct loop *l, int fd, uint32_t revents, void *userdata)
                         begin_exit(m, false);
                         break;
                 case SIGHUP:
-                        log_debug("Received SIGHUP: reload (nothing to reload yet)");
+                        log_debug("Received SIGHUP: reload");
+                        manager_reload(m, true);
                         break;
                 default:
                         break;
@@ -236,6 +330,9 @@ static void on_timer(struct loop *l, int fd, uint32_t revents, void *userdata)
                 log_debug_errno(errno, "timerfd read failed: %m");
         ctrl_server_expire(m->ctrl, tc.now);
         event_queue_foreach_running(m->queue, check_event_timeout, &tc);
+        if (tc.now - m->last_rules_check >= RULES_CHECK_INTERVAL_USEC)
+                manager_reload(m, false);
+        manager_idle_cleanup(m);
 }
 
 /* ---- setup ---- */
@@ -280,6 +377,7 @@ int manager_new(const struct udevd_settings *settings, struct manager **ret)
         m->signal_fd = m->timer_fd = -1;
         m->bc = (struct broadcaster)BROADCASTER_NULL;
         pthread_mutex_init(&m->env_lock, NULL);
+        snapshot_holder_init(&m->snapshots);
         snprintf(m->queue_path, sizeof(m->queue_path), "%s/queue", settings->run_dir);
         snprintf(m->control_path, sizeof(m->control_path), "%s/control", settings->run_dir);
 
@@ -302,6 +400,16 @@ int manager_new(const struct udevd_settings *settings, struct manager **ret)
                 goto fail;
         event_queue_set_max_running(m->queue, m->children_max);
         r = worker_pool_new(m->queue, settings, m->children_max, &m->pool);
+        if (r < 0)
+                goto fail;
+        worker_pool_set_snapshots(m->pool, &m->snapshots);
+        r = manager_load_rules(m, &m->rules);
+        if (r < 0) {
+                log_error_errno(r, "Failed to load the rules: %m");
+                goto fail;
+        }
+        m->last_rules_check = now_usec(CLOCK_MONOTONIC);
+        r = manager_publish(m);
         if (r < 0)
                 goto fail;
         r = loop_new(&m->loop);
@@ -425,6 +533,8 @@ void manager_free(struct manager *m)
         loop_free(m->loop);
         strlist_clear(&m->global_env);
         pthread_mutex_destroy(&m->env_lock);
+        snapshot_holder_done(&m->snapshots);
+        rules_unref(m->rules);
         (void)unlink(m->queue_path);
         free(m);
 }

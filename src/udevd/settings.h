@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rules/rules.h"
+
 #define UDEVD_RUN_DIR "/run/udev"
 #define UDEVD_QUEUE_CAPACITY 20000        /* queued+running events before the listener pauses */
 #define UDEVD_RCVBUF_SIZE (128 * 1024 * 1024)
@@ -22,6 +24,10 @@ struct udevd_settings {
         const char *debug_event_delay_match; /* DEVPATH glob or NULL */
         bool accept_user_uevents;
         const char *run_dir;            /* UDEVD_RUN_DIR */
+        /* --rules-dir=DIR (repeatable): replaces the rules search path;
+         * NULL-terminated, empty = the default path. */
+        const char *rules_dirs[RULES_DIRS_MAX + 1];
+        enum resolve_names resolve_names; /* -N/--resolve-names= */
 };
 
 /* The default worker limit: min(2*cpus + 16, max(RAM / 128 MiB, 10), 2048). */

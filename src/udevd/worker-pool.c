@@ -20,6 +20,7 @@ struct worker {
 struct worker_pool {
         struct event_queue *queue;               /* borrowed */
         const struct udevd_settings *settings;   /* borrowed */
+        struct snapshot_holder *snapshots;       /* borrowed: rules + global properties */
         pthread_mutex_t lock;                    /* protects workers[], n_workers, max */
         struct worker *workers[UDEVD_CHILDREN_MAX_LIMIT];
         unsigned n_workers;
@@ -43,6 +44,7 @@ static void *worker_main(void *userdata)
                 .id = self->id,
                 .bc = BROADCASTER_NULL,
                 .settings = p->settings,
+                .snapshots = p->snapshots,
         };
         int r;
 
@@ -104,6 +106,11 @@ static int start_worker_locked(struct worker_pool *p)
         }
         p->workers[p->n_workers++] = w;
         return 0;
+}
+
+void worker_pool_set_snapshots(struct worker_pool *p, struct snapshot_holder *h)
+{
+        p->snapshots = h;
 }
 
 void worker_pool_grow(struct worker_pool *p)

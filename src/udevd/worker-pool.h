@@ -24,6 +24,10 @@ struct worker_pool_stats {
 /* Borrows q and settings for its lifetime. */
 int worker_pool_new(struct event_queue *q, const struct udevd_settings *settings,
                     unsigned max_workers, struct worker_pool **ret);
+/* Where workers take the rules and global properties from (borrowed); set
+ * before the first worker starts. */
+struct snapshot_holder;
+void worker_pool_set_snapshots(struct worker_pool *p, struct snapshot_holder *h);
 /* Start one more worker if below the limit (called from any thread). */
 void worker_pool_grow(struct worker_pool *p);
 void worker_pool_set_max(struct worker_pool *p, unsigned max_workers);
