@@ -5,6 +5,7 @@
  * implementations arrive with the builtins issue. */
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum builtin_id {
         BUILTIN_BLKID,
@@ -32,6 +33,28 @@ const char *builtin_name(enum builtin_id id);
 bool builtin_run_once(enum builtin_id id);
 
 struct udev_event;
-/* Run a builtin with argv[0] = its name. Returns >= 0 on success, -errno on
- * failure. Not yet implemented builtins return -EOPNOTSUPP (logged once). */
+/* Run a builtin with argv[0] = its name (argv[argc] == NULL; the builtin may
+ * permute argv[1..argc-1] while parsing options). Returns >= 0 on success,
+ * -errno on failure. `test`: udevadm test-builtin — print each property set
+ * as "KEY=VALUE" on stdout. */
 int builtin_run(enum builtin_id id, struct udev_event *ev, int argc, char *argv[], bool test);
+
+/* Set KEY=VALUE on the event (proplist_set(&ev->props, ..., from_kernel=false));
+ * with `test` also print "KEY=VALUE\n" to stdout like systemd's
+ * udev_builtin_add_property(). value NULL removes the key (prints "KEY=").
+ * 0 or -errno (-ENOMEM, -E2BIG). */
+int builtin_add_property(struct udev_event *ev, bool test, const char *key, const char *value);
+
+/* Per-thread library state of the builtins (libkmod context, hwdb handle,
+ * .link configuration) is created lazily on first use in each thread.
+ * Release the calling thread's state; every worker thread calls this before
+ * it exits. Safe to call when nothing was created. */
+void builtins_thread_exit(void);
+/* True if the data behind some builtin changed since the last
+ * builtins_reload() (or since first use in this process): hwdb.bin replaced,
+ * module index or modprobe.d changed, .link files changed. Any thread. */
+bool builtins_should_reload(void);
+/* Take the current data as the new baseline and make every thread recreate
+ * its state on its next use (a generation counter each thread's state is
+ * compared with). Any thread. */
+void builtins_reload(void);

@@ -1,0 +1,24 @@
+/* threads: any */
+/* Temporary stub; the implementation follows. */
+#include <errno.h>
+
+#include "builtins/builtins-internal.h"
+
+int builtin_kmod(struct udev_event *ev, int argc, char *argv[], bool test)
+{
+        (void)ev, (void)argc, (void)argv, (void)test;
+        return -EOPNOTSUPP;
+}
+
+void builtin_kmod_thread_exit(void)
+{
+}
+
+bool builtin_kmod_should_reload(void)
+{
+        return false;
+}
+
+void builtin_kmod_reload(void)
+{
+}
