@@ -14,6 +14,7 @@
 
 #include "shared/log.h"
 #include "shared/macro.h"
+#include "udevadm/test.h"
 #include "udevadm/udevadm.h"
 
 #define UDEV_CONF_PATH "/etc/udev/udev.conf"
@@ -34,7 +35,7 @@ static const struct verb verbs[] = {
         { "settle",       "Wait until queued events are processed", settle_main },
         { "control",      "Send requests to the daemon",            control_main },
         { "monitor",      "Print kernel and daemon events",         monitor_main },
-        { "test",         "Simulate the processing of an event",    NULL },
+        { "test",         "Simulate the processing of an event",    test_main },
         { "test-builtin", "Run one builtin on a device",            NULL },
         { "wait",         "Wait for devices or their links",        NULL },
         { "lock",         "Lock block devices while running a command", NULL },
