@@ -32,7 +32,7 @@
 struct helper_proc {
         unsigned refs;  /* protected by the client's lock */
         int sock;       /* our end of the request socket */
-        int pidfd;      /* -1 once reaped */
+        int pidfd;      /* open until the last reference goes */
         pid_t pid;
 };
 
@@ -193,9 +193,8 @@ static void helper_reap_locked(struct exec_client *c, struct helper_proc *h, uin
                 log_error("exec helper [%d] died (%s); programs it was running are lost, "
                           "their requests fail", (int)h->pid, what);
         (void)epoll_ctl(c->watch_fd, EPOLL_CTL_DEL, h->pidfd, NULL);
-        h->pidfd = safe_close(h->pidfd);
         c->helper = NULL;
-        helper_unref_locked(h);
+        helper_unref_locked(h); /* the pidfd stays open while senders hold h */
 }
 
 /* Take a reference on the current helper, starting one if none runs. */
@@ -224,12 +223,21 @@ static void helper_put(struct exec_client *c, struct helper_proc *h)
         pthread_mutex_unlock(&c->lock);
 }
 
-/* h's request socket is dead: replace h, unless someone did already. */
-static void helper_recover(struct exec_client *c, struct helper_proc *h)
+/* h looks dead: its request socket or a reply socket hung up. Once it has
+ * exited (waiting up to wait_usec for that; a helper whose request socket is
+ * gone but which does not exit is killed if `kill_if_alive`), reap it and
+ * start a new one, unless another thread did already. */
+static void helper_replace(struct exec_client *c, struct helper_proc *h, uint64_t wait_usec,
+                           bool kill_if_alive)
 {
+        /* Outside the lock: h (and its pidfd) stay valid while we hold a reference. */
+        bool exited = pidfd_exited(h->pidfd, (int)(wait_usec / USEC_PER_MSEC));
+
+        if (!exited && !kill_if_alive)
+                return;
         pthread_mutex_lock(&c->lock);
         if (c->helper == h) {
-                helper_reap_locked(c, h, HELPER_EXIT_WAIT_USEC, false);
+                helper_reap_locked(c, h, 0, false);
                 int r = helper_start_locked(c);
                 if (r < 0)
                         log_error_errno(r, "Failed to restart the exec helper: %m");
@@ -389,6 +397,7 @@ struct run {
         uint64_t start, deadline, give_up;
         int timeout_signal;
         uint64_t kill_grace;
+        struct helper_proc *helper; /* reference on the helper the request went to */
         int reply;               /* our end of the reply socket */
         struct stream out, err;
         struct exec_msg_reply rep;
@@ -447,7 +456,8 @@ static bool is_dead_socket_error(int r)
 }
 
 /* Send the request over the current helper's socket; on a dead socket the
- * helper is replaced and the request sent once more (it was not delivered). */
+ * helper is replaced and the request sent once more (it was not delivered).
+ * On success run->helper holds a reference on the helper. */
 static int run_send(struct exec_client *c, struct run *run, const void *msg, size_t size,
                     const int fds[EXEC_MSG_FDS])
 {
@@ -465,12 +475,15 @@ static int run_send(struct exec_client *c, struct run *run, const void *msg, siz
                         if (r == -EAGAIN)
                                 r = wait_writable(h->sock, run->give_up) ?: -EAGAIN;
                 } while (r == -EAGAIN);
-                if (is_dead_socket_error(r) && attempt == 0) {
-                        helper_recover(c, h);
-                        helper_put(c, h);
-                        continue;
+                if (r >= 0) {
+                        run->helper = h;
+                        return 0;
                 }
+                if (is_dead_socket_error(r))
+                        helper_replace(c, h, HELPER_EXIT_WAIT_USEC, true);
                 helper_put(c, h);
+                if (is_dead_socket_error(r) && attempt == 0)
+                        continue;
                 if (is_dead_socket_error(r))
                         return log_error_errno(-ECONNRESET, "exec helper died; cannot run '%s'",
                                                prog);
@@ -674,8 +687,11 @@ int exec_run(struct exec_client *c, const struct exec_request *req, struct exec_
                 fds[EXEC_FD_STDERR] = -1;
         exec_close_fds(fds, EXEC_MSG_FDS);
 
-        if (r >= 0)
+        if (r >= 0) {
                 r = run_wait(&run);
+                if (r == -ECONNRESET) /* hung up: replace the helper now if it died */
+                        helper_replace(c, run.helper, HELPER_EXIT_WAIT_USEC, false);
+        }
         if (r > 0) {
                 run_drain(&run);
                 run_result(&run, ret);
@@ -686,6 +702,8 @@ int exec_run(struct exec_client *c, const struct exec_request *req, struct exec_
         ret->err_len = run.err.len;
         ret->err_truncated = run.err.truncated;
         run_close(&run);
+        if (run.helper)
+                helper_put(c, run.helper);
         return r;
 }
 

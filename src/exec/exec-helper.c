@@ -50,17 +50,13 @@ struct helper {
         size_t n_children;
         uint64_t timer_armed;     /* USEC_INFINITY: disarmed */
         rlim_t child_nofile;
+        struct exec_spawner spawner;
         pid_t self;
         bool done;
         char buf[EXEC_MSG_MAX];
         char *argv[EXEC_ARGC_MAX + 1];
         char *envp[EXEC_ENVC_MAX + 1];
 };
-
-static int pidfd_open(pid_t pid)
-{
-        return (int)syscall(SYS_pidfd_open, pid, 0);
-}
 
 static void send_reply(int fd, const struct exec_msg_reply *rep)
 {
@@ -153,19 +149,19 @@ static int start_child(struct helper *h, const struct exec_msg_request_view *v, 
                 .nofile_soft = h->child_nofile,
                 .death_signal = SIGTERM,
         };
-        pid_t pid = exec_spawn(&sp);
+        pid_t pid = exec_spawn(&h->spawner, &sp, &c->pidfd);
         if (pid < 0) {
                 free(c);
                 return pid;
         }
         c->pid = pid;
-        c->pidfd = pidfd_open(pid);
         struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
-        if (c->pidfd < 0 || epoll_ctl(h->epfd, EPOLL_CTL_ADD, c->pidfd, &ev) < 0) {
+        if (epoll_ctl(h->epfd, EPOLL_CTL_ADD, c->pidfd, &ev) < 0) {
                 r = -errno;
-                (void)kill(-pid, SIGKILL);
-                (void)kill(pid, SIGKILL);
-                while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                signal_child(c, SIGKILL);
+                siginfo_t si;
+                while (waitid((idtype_t)P_PIDFD, (id_t)c->pidfd, &si, WEXITED) < 0 &&
+                       errno == EINTR)
                         ;
                 safe_close(c->pidfd);
                 free(c);
@@ -363,6 +359,7 @@ static void helper_free(struct helper *h)
                 remove_child(h, c);
         }
         free_graveyard(h);
+        exec_spawner_deinit(&h->spawner);
         safe_close(h->sock);
         safe_close(h->timer_fd);
         safe_close(h->epfd);
@@ -437,9 +434,15 @@ int exec_helper_main(int fd, int log_level)
                 return EXIT_FAILURE;
         }
         h->sock = fd;
+        h->epfd = h->timer_fd = -1;
         h->timer_armed = USEC_INFINITY;
         h->self = getpid();
         setup_process(h);
+        if (exec_spawner_init(&h->spawner) < 0) {
+                log_error("out of memory");
+                helper_free(h);
+                return EXIT_FAILURE;
+        }
 
         h->epfd = epoll_create1(EPOLL_CLOEXEC);
         h->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
