@@ -38,14 +38,3 @@ void builtin_net_setup_link_reload(void)
 {
 }
 
-int builtin_path_id(struct udev_event *ev, int argc, char *argv[], bool test)
-{
-        (void)ev, (void)argc, (void)argv, (void)test;
-        return -EOPNOTSUPP;
-}
-
-int builtin_usb_id(struct udev_event *ev, int argc, char *argv[], bool test)
-{
-        (void)ev, (void)argc, (void)argv, (void)test;
-        return -EOPNOTSUPP;
-}

@@ -1,0 +1,317 @@
+/* threads: any (the naming scheme is computed once under pthread_once) */
+/* Number parsers, kernel command line and naming schemes for the builtins of
+ * engineer 2 (builtin-util.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "builtins/builtin-util.h"
+#include "shared/fileio.h"
+#include "shared/log.h"
+#include "shared/macro.h"
+
+#define WHITESPACE " \t\n\r"
+
+/* Python-style "0b"/"0o" prefixes when the base is automatic. */
+static const char *mangle_base(const char *s, unsigned *base)
+{
+        if ((*base & PARSE_BASE_MASK) != 0)
+                return s;
+        if (s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
+                *base = 2 | (*base & ~PARSE_BASE_MASK);
+                return s + 2;
+        }
+        if (s[0] == '0' && (s[1] == 'o' || s[1] == 'O')) {
+                *base = 8 | (*base & ~PARSE_BASE_MASK);
+                return s + 2;
+        }
+        return s;
+}
+
+static int parse_prefix_checks(const char **s, unsigned base)
+{
+        if ((base & PARSE_REFUSE_LEADING_WHITESPACE) && (*s)[0] && strchr(WHITESPACE, (*s)[0]))
+                return -EINVAL;
+        *s += strspn(*s, WHITESPACE);
+        if ((base & PARSE_REFUSE_PLUS_MINUS) && ((*s)[0] == '+' || (*s)[0] == '-'))
+                return -EINVAL;
+        if ((base & PARSE_REFUSE_LEADING_ZERO) && (*s)[0] == '0' && (*s)[1] != '\0')
+                return -EINVAL;
+        return 0;
+}
+
+int parse_atollu_full(const char *s, unsigned base, unsigned long long *ret)
+{
+        unsigned long long v;
+        char *end = NULL;
+        int r;
+
+        if (!s)
+                return -EINVAL;
+        r = parse_prefix_checks(&s, base);
+        if (r < 0)
+                return r;
+        s = mangle_base(s, &base);
+        errno = 0;
+        v = strtoull(s, &end, (int)(base & PARSE_BASE_MASK));
+        if (errno > 0)
+                return -errno;
+        if (!end || end == s || *end)
+                return -EINVAL;
+        if (v != 0 && s[0] == '-')
+                return -ERANGE;
+        if (ret)
+                *ret = v;
+        return 0;
+}
+
+int parse_atou_full(const char *s, unsigned base, unsigned *ret)
+{
+        unsigned long long v;
+        int r;
+
+        r = parse_atollu_full(s, base, &v);
+        if (r < 0)
+                return r;
+        if (v > UINT_MAX)
+                return -ERANGE;
+        if (ret)
+                *ret = (unsigned)v;
+        return 0;
+}
+
+int parse_atou32(const char *s, uint32_t *ret)
+{
+        unsigned long long v;
+        int r;
+
+        r = parse_atollu_full(s, 0, &v);
+        if (r < 0)
+                return r;
+        if (v > UINT32_MAX)
+                return -ERANGE;
+        if (ret)
+                *ret = (uint32_t)v;
+        return 0;
+}
+
+int parse_atoi(const char *s, int *ret)
+{
+        unsigned base = 0;
+        char *end = NULL;
+        long v;
+
+        if (!s)
+                return -EINVAL;
+        s += strspn(s, WHITESPACE);
+        s = mangle_base(s, &base);
+        errno = 0;
+        v = strtol(s, &end, (int)base);
+        if (errno > 0)
+                return -errno;
+        if (!end || end == s || *end)
+                return -EINVAL;
+        if (v < INT_MIN || v > INT_MAX)
+                return -ERANGE;
+        if (ret)
+                *ret = (int)v;
+        return 0;
+}
+
+int parse_boolean(const char *s)
+{
+        static const char *const yes[] = { "1", "yes", "y", "true", "t", "on" };
+        static const char *const no[] = { "0", "no", "n", "false", "f", "off" };
+
+        if (!s)
+                return -EINVAL;
+        for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
+                if (strcasecmp(s, yes[i]) == 0)
+                        return 1;
+        for (size_t i = 0; i < ARRAY_SIZE(no); i++)
+                if (strcasecmp(s, no[i]) == 0)
+                        return 0;
+        return -EINVAL;
+}
+
+/* ------------------------------------------------------------ command line */
+
+/* Next word (quotes removed, backslash escapes kept as they are, unterminated
+ * quotes tolerated), written in place; NULL at the end. */
+static char *next_word(char **cursor)
+{
+        char *s = *cursor, *w, *o;
+        char quote = 0;
+
+        s += strspn(s, WHITESPACE);
+        if (!*s)
+                return NULL;
+        w = o = s;
+        for (; *s; s++) {
+                if (*s == '\\' && s[1]) {
+                        *o++ = *s++;
+                        *o++ = *s;
+                } else if (quote) {
+                        if (*s == quote)
+                                quote = 0;
+                        else
+                                *o++ = *s;
+                } else if (*s == '\'' || *s == '"') {
+                        quote = *s;
+                } else if (strchr(WHITESPACE, *s)) {
+                        s++;
+                        break;
+                } else {
+                        *o++ = *s;
+                }
+        }
+        /* the terminator may overwrite the separator we already passed */
+        *o = '\0';
+        *cursor = s;
+        return w;
+}
+
+static bool in_initrd(void)
+{
+        const char *e = getenv("SYSTEMD_IN_INITRD");
+
+        if (e && parse_boolean(e) >= 0)
+                return parse_boolean(e) > 0;
+        return access("/etc/initrd-release", F_OK) >= 0;
+}
+
+/* "a-b" matches "a_b"; returns the rest of `word` after `key`, or NULL. */
+static const char *key_startswith(const char *word, const char *key)
+{
+        for (; *key; word++, key++) {
+                if (*word == *key)
+                        continue;
+                if ((*word == '-' && *key == '_') || (*word == '_' && *key == '-'))
+                        continue;
+                return NULL;
+        }
+        return word;
+}
+
+static int read_cmdline(char **ret)
+{
+        const char *e = getenv("SYSTEMD_PROC_CMDLINE");
+        size_t len;
+
+        if (e) {
+                *ret = strdup(e);
+                return *ret ? 0 : -ENOMEM;
+        }
+        return read_file_bounded("/proc/cmdline", CMDLINE_MAX, ret, &len);
+}
+
+int cmdline_get_key(const char *key, bool value_optional, char **ret)
+{
+        _cleanup_free_ char *line = NULL;
+        char *cursor, *w, *value = NULL;
+        bool found = false, initrd = in_initrd();
+        int r;
+
+        r = read_cmdline(&line);
+        if (r < 0)
+                return r;
+        cursor = line;
+        while ((w = next_word(&cursor))) {
+                const char *rest;
+
+                if (strneq(w, "rd.", 3)) {
+                        if (!initrd)
+                                continue;
+                }
+                rest = key_startswith(w, key);
+                if (!rest)
+                        continue;
+                if (*rest == '=') {
+                        free(value);
+                        value = strdup(rest + 1);
+                        if (!value)
+                                return -ENOMEM;
+                        found = true;
+                } else if (*rest == '\0' && value_optional) {
+                        /* systemd keeps a value seen before */
+                        found = true;
+                }
+        }
+        *ret = value;
+        return found;
+}
+
+/* ------------------------------------------------------------ naming schemes */
+
+#define NAMING_V238 0u
+#define NAMING_V239 (NAMING_V238 | NAMING_SR_IOV_V | NAMING_NPAR_ARI)
+#define NAMING_V240 (NAMING_V239 | NAMING_INFINIBAND | NAMING_ZERO_ACPI_INDEX | NAMING_ALLOW_RERENAMES)
+#define NAMING_V241 (NAMING_V240 | NAMING_STABLE_VIRTUAL_MACS)
+#define NAMING_V243 (NAMING_V241 | NAMING_NETDEVSIM | NAMING_LABEL_NOPREFIX)
+#define NAMING_V245 (NAMING_V243 | NAMING_NSPAWN_LONG_HASH)
+#define NAMING_V247 (NAMING_V245 | NAMING_BRIDGE_NO_SLOT)
+#define NAMING_V249 (NAMING_V247 | NAMING_SLOT_FUNCTION_ID | NAMING_16BIT_INDEX | \
+                     NAMING_REPLACE_STRICTLY)
+#define NAMING_V250 (NAMING_V249 | NAMING_XEN_VIF)
+#define NAMING_V251 (NAMING_V250 | NAMING_BRIDGE_MULTIFUNCTION_SLOT)
+#define NAMING_V252 (NAMING_V251 | NAMING_DEVICETREE_ALIASES)
+
+static const struct naming_scheme schemes[] = {
+        { "v238", NAMING_V238 }, { "v239", NAMING_V239 }, { "v240", NAMING_V240 },
+        { "v241", NAMING_V241 }, { "v243", NAMING_V243 }, { "v245", NAMING_V245 },
+        { "v247", NAMING_V247 }, { "v249", NAMING_V249 }, { "v250", NAMING_V250 },
+        { "v251", NAMING_V251 }, { "v252", NAMING_V252 },
+};
+
+#define DEFAULT_NET_NAMING_SCHEME "latest"
+
+const struct naming_scheme *naming_scheme_from_name(const char *name)
+{
+        if (!name)
+                return NULL;
+        for (size_t i = 0; i < ARRAY_SIZE(schemes); i++)
+                if (streq(schemes[i].name, name))
+                        return &schemes[i];
+        if (streq(name, "latest"))
+                return &schemes[ARRAY_SIZE(schemes) - 1];
+        return NULL;
+}
+
+static const struct naming_scheme *scheme_cache;
+static pthread_once_t scheme_once = PTHREAD_ONCE_INIT;
+
+static void scheme_init(void)
+{
+        _cleanup_free_ char *cmdline = NULL;
+        const char *e, *k;
+
+        (void)cmdline_get_key("net.naming-scheme", false, &cmdline);
+        e = getenv("NET_NAMING_SCHEME");
+        if (e)
+                /* a leading ':' gives the kernel command line precedence */
+                k = e[0] == ':' ? (cmdline ? cmdline : e + 1) : e;
+        else
+                k = cmdline;
+        if (k) {
+                scheme_cache = naming_scheme_from_name(k);
+                if (scheme_cache) {
+                        log_info("Using interface naming scheme '%s'.", scheme_cache->name);
+                        return;
+                }
+                log_warning("Unknown interface naming scheme '%s' requested, ignoring.", k);
+        }
+        scheme_cache = naming_scheme_from_name(DEFAULT_NET_NAMING_SCHEME);
+        log_info("Using default interface naming scheme '%s'.", scheme_cache->name);
+}
+
+const struct naming_scheme *naming_scheme(void)
+{
+        pthread_once(&scheme_once, scheme_init);
+        return scheme_cache;
+}
