@@ -39,6 +39,15 @@ int builtin_path_id(struct udev_event *ev, int argc, char *argv[], bool test);
 int builtin_usb_id(struct udev_event *ev, int argc, char *argv[], bool test);
 int builtin_uaccess(struct udev_event *ev, int argc, char *argv[], bool test);
 
+/* hwdb lookup for other builtins (net_id's "OUI:XXXXXX", as systemd's
+ * udev_builtin_hwdb_lookup()): look up prefix + modalias (prefix may be NULL)
+ * in this thread's hwdb and add every matching property, only those whose
+ * name matches the fnmatch glob `filter` if not NULL, in hwdb order. Returns
+ * the number of properties added (0 = no match), -ENOENT if there is no
+ * hwdb.bin, or -errno. Implemented in hwdb.c. */
+int builtin_hwdb_lookup(struct udev_event *ev, bool test, const char *prefix,
+                        const char *modalias, const char *filter);
+
 /* Per-builtin hooks, called by builtins_thread_exit() /
  * builtins_should_reload() / builtins_reload() in builtin.c (same semantics
  * as those, for one builtin). Only builtins with per-thread library state

@@ -106,7 +106,7 @@ static void test_random(void)
 {
         unsigned seed = 12345;
 
-        for (int iter = 0; iter < 200000; iter++) {
+        for (int iter = 0; iter < 50000; iter++) {
                 const char *in[MAX_WORDS + 1] = { "builtin" };
                 int argc = 1 + (int)(rand_r(&seed) % MAX_WORDS);
 
