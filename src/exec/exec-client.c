@@ -645,8 +645,11 @@ int exec_run(struct exec_client *c, const struct exec_request *req, struct exec_
         if (req->err)
                 req->err[0] = '\0';
 
-        if (req->is_run && c->cfg.exec_delay_usec > 0)
+        if (req->is_run && c->cfg.exec_delay_usec > 0) {
+                log_debug("Delaying execution of '%s' for %.3f s.", req->argv[0],
+                          (double)c->cfg.exec_delay_usec / 1e6);
                 sleep_usec(c->cfg.exec_delay_usec);
+        }
 
         run.id = atomic_fetch_add(&c->next_id, 1);
         run.timeout_signal = req->timeout_signal ?: c->cfg.timeout_signal;
