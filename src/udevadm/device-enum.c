@@ -129,6 +129,25 @@ static bool match_sysname(const struct device_enum *e, const char *sysname)
                glob_any(f->sysname_match, f->n_sysname_match, sysname);
 }
 
+/* devpath is one of the parents or below one of them. */
+static bool match_parent(const struct device_enum *e, const char *devpath)
+{
+        const struct device_enum_filter *f = e->filter;
+
+        if (f->n_parents == 0)
+                return true;
+        for (size_t i = 0; i < f->n_parents; i++) {
+                size_t n = strlen(f->parents[i]);
+
+                while (n > 1 && f->parents[i][n - 1] == '/')
+                        n--;
+                if (strneq(devpath, f->parents[i], n) &&
+                    (devpath[n] == '\0' || devpath[n] == '/'))
+                        return true;
+        }
+        return false;
+}
+
 /* ---------------------------------------------------------------- probing */
 
 /* "/devices" itself and everything below it follow the strict rules. */
@@ -228,13 +247,38 @@ static int list_append(struct device_enum *e, struct sysdev *d)
         return 0;
 }
 
+/* Whether a device with this subsystem passes the filters selected by flags. */
+static bool passes(struct device_enum *e, const char *devpath, const char *subsystem,
+                   unsigned flags)
+{
+        const struct device_enum_filter *f = e->filter;
+        char sysname[NAME_MAX + 1];
+        int r;
+
+        if (!match_subsystem(e, subsystem))
+                return false;
+        if (flags & DEVICE_ENUM_CHECK_SYSNAME) {
+                get_sysname(devpath, sysname, sizeof(sysname));
+                if (!match_sysname(e, sysname))
+                        return false;
+        }
+        if ((flags & DEVICE_ENUM_CHECK_PARENT) && !match_parent(e, devpath))
+                return false;
+        if (!f->match)
+                return true;
+        r = f->match(f->userdata, devpath, subsystem, flags);
+        if (r < 0)
+                remember_error(e, devpath, r);
+        return r > 0;
+}
+
 /* Create the record of a path not seen before and decide whether it is
  * listed. Only -ENOMEM is fatal; other problems are remembered in e->error
  * and make the path a non-device. */
-static int probe(struct device_enum *e, const char *devpath, size_t len, bool check_sysname,
+static int probe(struct device_enum *e, const char *devpath, size_t len, unsigned flags,
                  struct sysdev **ret)
 {
-        char subsystem[NAME_MAX + 1], sysname[NAME_MAX + 1];
+        char subsystem[NAME_MAX + 1];
         struct sysdev *d;
         size_t slen = 0;
         int dev, has = 0;
@@ -260,9 +304,7 @@ static int probe(struct device_enum *e, const char *devpath, size_t len, bool ch
                 d->subsystem = d->devpath + len + 1;
                 memcpy(d->devpath + len + 1, subsystem, slen);
         }
-        get_sysname(d->devpath, sysname, sizeof(sysname));
-        d->included = dev > 0 && has > 0 && match_subsystem(e, d->subsystem) &&
-                      (!check_sysname || match_sysname(e, sysname));
+        d->included = dev > 0 && has > 0 && passes(e, d->devpath, d->subsystem, flags);
 
         if (hashmap_put(&e->seen, d->devpath, d->devpath_len, d) < 0) {
                 free(d);
@@ -274,17 +316,17 @@ static int probe(struct device_enum *e, const char *devpath, size_t len, bool ch
         return 0;
 }
 
-/* Probe every ancestor up to the sysfs root, stopping at the first one
- * whose own ancestors were walked before. */
-static int walk_ancestors(struct device_enum *e, const struct sysdev *d)
+/* Probe every ancestor of devpath up to the sysfs root, stopping at the
+ * first one whose own ancestors were walked before. */
+static int walk_ancestors(struct device_enum *e, const char *devpath, unsigned flags)
 {
         char path[PATH_MAX];
-        size_t len = d->devpath_len;
+        size_t len = strlen(devpath);
         int r;
 
         if (len >= sizeof(path))
                 return -ENAMETOOLONG;
-        memcpy(path, d->devpath, len + 1);
+        memcpy(path, devpath, len + 1);
         for (;;) {
                 struct sysdev *p;
 
@@ -297,7 +339,7 @@ static int walk_ancestors(struct device_enum *e, const struct sysdev *d)
                 path[len] = '\0';
                 p = hashmap_get(&e->seen, path, len);
                 if (!p) {
-                        r = probe(e, path, len, true, &p);
+                        r = probe(e, path, len, flags, &p);
                         if (r < 0)
                                 return r;
                 } else if (p->ancestors_done)
@@ -306,22 +348,39 @@ static int walk_ancestors(struct device_enum *e, const struct sysdev *d)
         }
 }
 
-/* An entry of a bus/class/module directory: listed if it passes the
- * filters, and then its ancestors are considered too. */
-static int add_entry(struct device_enum *e, const char *devpath, size_t len)
+/* A candidate found by a scan; its record (new or old) in *ret. */
+static int add_candidate(struct device_enum *e, const char *devpath, size_t len, unsigned flags,
+                         struct sysdev **ret)
 {
         struct sysdev *d = hashmap_get(&e->seen, devpath, len);
-        int r;
+        int r = 0;
 
-        if (!d) {
-                r = probe(e, devpath, len, false, &d);
-                if (r < 0)
-                        return r;
-        }
+        if (!d)
+                r = probe(e, devpath, len, flags, &d);
+        *ret = d;
+        return r;
+}
+
+/* An entry of a bus/class/module directory (its name passed the sysname
+ * filter): listed if it passes the filters, and then its ancestors are
+ * considered too. */
+static int add_entry(struct device_enum *e, const char *devpath, size_t len)
+{
+        struct sysdev *d;
+        int r = add_candidate(e, devpath, len, DEVICE_ENUM_CHECK_ALL & ~DEVICE_ENUM_CHECK_SYSNAME,
+                              &d);
+
+        if (r < 0)
+                return r;
         if (!d->included || d->ancestors_done)
                 return 0;
         d->ancestors_done = true;
-        return walk_ancestors(e, d);
+        return walk_ancestors(e, d->devpath, DEVICE_ENUM_CHECK_ALL);
+}
+
+int device_enum_add_ancestors(struct device_enum *e, const char *devpath)
+{
+        return walk_ancestors(e, devpath, DEVICE_ENUM_CHECK_ALL & ~DEVICE_ENUM_CHECK_PARENT);
 }
 
 /* ---------------------------------------------------------------- scanning */
@@ -481,13 +540,166 @@ static int scan_subsystems(struct device_enum *e)
         return r;
 }
 
+/* ---------------------------------------------------------------- crawling */
+
+struct path_stack {
+        char **items;
+        size_t n, cap;
+};
+
+static int path_stack_push(struct path_stack *s, const char *path)
+{
+        char *copy = strdup(path);
+
+        if (!copy)
+                return -ENOMEM;
+        if (s->n == s->cap) {
+                size_t cap = s->cap ? s->cap * 2 : 64;
+                char **n = realloc(s->items, cap * sizeof(*n));
+
+                if (!n) {
+                        free(copy);
+                        return -ENOMEM;
+                }
+                s->items = n;
+                s->cap = cap;
+        }
+        s->items[s->n++] = copy;
+        return 0;
+}
+
+static void path_stack_done(struct path_stack *s)
+{
+        for (size_t i = 0; i < s->n; i++)
+                free(s->items[i]);
+        free(s->items);
+}
+
+/* The subdirectories of dir (symlinks are not followed): each one whose
+ * name passes the sysname filter is a candidate, and all are crawled. */
+static int crawl_dir(struct device_enum *e, const char *dir, struct path_stack *stack)
+{
+        _cleanup_(closedirp) DIR *d = open_dir(e, dir);
+        char path[PATH_MAX];
+        struct dirent *de;
+        int r;
+
+        if (!d)
+                return 0;
+        while ((errno = 0, de = readdir(d))) {
+                struct sysdev *dev;
+                int n;
+
+                if (de->d_name[0] == '.' || de->d_type != DT_DIR)
+                        continue;
+                n = snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+                if (n < 0 || (size_t)n >= sizeof(path))
+                        continue;
+                if (match_sysname(e, de->d_name)) {
+                        r = add_candidate(e, path, (size_t)n,
+                                          DEVICE_ENUM_CHECK_ALL & ~(DEVICE_ENUM_CHECK_SYSNAME |
+                                                                    DEVICE_ENUM_CHECK_PARENT),
+                                          &dev);
+                        if (r < 0)
+                                return r;
+                }
+                r = path_stack_push(stack, path);
+                if (r < 0)
+                        return r;
+        }
+        if (errno != 0)
+                remember_error(e, dir, negative_errno());
+        return 0;
+}
+
+/* Each parent itself, and everything below it. */
+static int scan_children(struct device_enum *e)
+{
+        const struct device_enum_filter *f = e->filter;
+        struct path_stack stack = {};
+        int r = 0;
+
+        for (size_t i = 0; r >= 0 && i < f->n_parents; i++) {
+                struct sysdev *dev;
+
+                r = add_candidate(e, f->parents[i], strlen(f->parents[i]),
+                                  DEVICE_ENUM_CHECK_ALL & ~DEVICE_ENUM_CHECK_PARENT, &dev);
+                if (r >= 0)
+                        r = crawl_dir(e, f->parents[i], &stack);
+        }
+        while (r >= 0 && stack.n > 0) {
+                char *dir = stack.items[--stack.n];
+
+                r = crawl_dir(e, dir, &stack);
+                free(dir);
+        }
+        path_stack_done(&stack);
+        return r;
+}
+
+/* The devices of one tag directory of the udev database. */
+static int scan_tag(struct device_enum *e, const char *tag)
+{
+        const struct device_enum_filter *f = e->filter;
+        _cleanup_(closedirp) DIR *d = NULL;
+        char path[PATH_MAX];
+        struct dirent *de;
+        int r;
+
+        r = snprintf(path, sizeof(path), "%s/%s", f->tags_dir, tag);
+        if (r < 0 || (size_t)r >= sizeof(path) || strchr(tag, '/'))
+                return 0; /* no such tag directory */
+        d = opendir(path);
+        if (!d) {
+                if (errno != ENOENT)
+                        remember_error(e, path, negative_errno());
+                return 0;
+        }
+        while ((errno = 0, de = readdir(d))) {
+                struct sysdev *dev;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                r = f->resolve_id(f->userdata, de->d_name, path, sizeof(path));
+                if (r < 0)
+                        remember_error(e, de->d_name, r);
+                if (r <= 0)
+                        continue;
+                r = add_candidate(e, path, strlen(path),
+                                  DEVICE_ENUM_CHECK_ALL & ~DEVICE_ENUM_CHECK_TAGS, &dev);
+                if (r < 0)
+                        return r;
+        }
+        if (errno != 0)
+                remember_error(e, f->tags_dir, negative_errno());
+        return 0;
+}
+
+static int scan_tags(struct device_enum *e)
+{
+        const struct device_enum_filter *f = e->filter;
+        int r = 0;
+
+        if (!f->resolve_id || !f->tags_dir)
+                return -EINVAL;
+        for (size_t i = 0; r >= 0 && i < f->n_tags; i++)
+                r = scan_tag(e, f->tags[i]);
+        return r;
+}
+
 int device_enum_scan(struct device_enum *e, enum device_enum_type type)
 {
         int r = 0;
 
-        if (type == DEVICE_ENUM_DEVICES || type == DEVICE_ENUM_ALL)
+        if (type != DEVICE_ENUM_SUBSYSTEMS && e->filter->n_tags > 0)
+                r = scan_tags(e);
+        else if (type != DEVICE_ENUM_SUBSYSTEMS && e->filter->n_parents > 0)
+                r = scan_children(e);
+        else if (type == DEVICE_ENUM_DEVICES || type == DEVICE_ENUM_ALL)
                 r = scan_devices(e);
-        if (r >= 0 && (type == DEVICE_ENUM_SUBSYSTEMS || type == DEVICE_ENUM_ALL))
+        if (r >= 0 && (type == DEVICE_ENUM_SUBSYSTEMS ||
+                       (type == DEVICE_ENUM_ALL && e->filter->n_tags == 0 &&
+                        e->filter->n_parents == 0)))
                 r = scan_subsystems(e);
         if (r < 0)
                 return r;

@@ -9,6 +9,9 @@
  *               its ancestors that are devices. A device is listed only if
  *               it has a subsystem and passes the filters; ancestors without
  *               a subsystem (e.g. /sys/devices/pci0000:00) are not listed.
+ *               With parent filters: the parents and every device found by
+ *               crawling their directories (symlinks not followed). With tag
+ *               filters: the devices of the tag index.
  *   subsystems: /sys/module/<M> ("module"), /sys/bus/<S> ("subsystem"),
  *               /sys/bus/<S>/drivers/<D> ("drivers"), plus their device
  *               ancestors (/sys/bus/<S>/drivers).
@@ -42,11 +45,40 @@ enum device_enum_type {
         DEVICE_ENUM_ALL,
 };
 
+/* Which filters a candidate must pass (the sysname of an entry of a
+ * bus/class directory is tested on the directory entry's name instead;
+ * devices under a --parent-match parent are found by crawling it; devices
+ * taken from a tag directory carry that tag). */
+enum {
+        DEVICE_ENUM_CHECK_SYSNAME = 1 << 0,
+        DEVICE_ENUM_CHECK_PARENT = 1 << 1,
+        DEVICE_ENUM_CHECK_TAGS = 1 << 2,
+        DEVICE_ENUM_CHECK_ALL = (1 << 3) - 1,
+};
+
 /* Filters: glob lists (fnmatch, flags 0). All arrays and strings borrowed. */
 struct device_enum_filter {
         const char *const *subsystem_match;   size_t n_subsystem_match;   /* any */
         const char *const *subsystem_nomatch; size_t n_subsystem_nomatch; /* none */
         const char *const *sysname_match;     size_t n_sysname_match;     /* any */
+        /* Devpaths ("/devices/..."): only these devices and those below them.
+         * With DEVICES/ALL their directories are crawled instead of the
+         * bus/class/module directories, and no ancestors are added. */
+        const char *const *parents;           size_t n_parents;
+        /* With DEVICES/ALL: the devices listed in <tags_dir>/<tag>/ of any of
+         * these tags (resolved with resolve_id) instead of a sysfs scan; with
+         * SUBSYSTEMS the tags are left to `match` (DEVICE_ENUM_CHECK_TAGS). */
+        const char *const *tags;              size_t n_tags;
+        const char *tags_dir;                 /* e.g. "/run/udev/tags" */
+        /* Device id of the tag index -> devpath into buf; 1 found, 0 the
+         * device is gone, <0 error. Required with tags. */
+        int (*resolve_id)(void *userdata, const char *id, char *buf, size_t size);
+        /* Further tests (attributes, properties, tags if `flags` has
+         * DEVICE_ENUM_CHECK_TAGS, initialized state) of a device that passed
+         * the others: 1 listed, 0 not, <0 error (not listed; the scan
+         * reports the first such error). NULL: none. */
+        int (*match)(void *userdata, const char *devpath, const char *subsystem, unsigned flags);
+        void *userdata;
 };
 
 struct sysdev {
@@ -79,6 +111,11 @@ void device_enum_done(struct device_enum *e);
  * first error other than a vanished path is returned after the whole scan
  * (systemd then refuses to trigger anything). 0 or -errno. */
 int device_enum_scan(struct device_enum *e, enum device_enum_type type);
+
+/* List the ancestors of devpath that pass the filters (except the parent
+ * filter), from the nearest up to one that is listed already. For
+ * `udevadm info --tree DEVICE`. 0 or -errno. */
+int device_enum_add_ancestors(struct device_enum *e, const char *devpath);
 
 /* Order e->devs as described above; `prioritized` (borrowed) lists subsystem
  * names in priority order. 0 or -ENOMEM. */

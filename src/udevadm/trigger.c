@@ -2,11 +2,14 @@
 /* udevadm trigger: ask the kernel to re-emit uevents by writing an action to
  * the "uevent" file of every selected device (../shared/docs/udevadm.md §3).
  *
- * Implemented: --type, --action, --subsystem-match, --subsystem-nomatch,
- * --sysname-match, --prioritized-subsystem, --dry-run, --verbose, --quiet,
- * --settle, --uuid, --wait-daemon. The attribute/property/tag/parent/name/
- * initialized filters and device arguments are recognised but refused as not
- * implemented yet.
+ * Options as in systemd 252: --type, --action, every filter (subsystem,
+ * sysname, attribute, property, tag, parent, name, initialized; device
+ * arguments act like --parent-match), --prioritized-subsystem, --dry-run,
+ * --verbose, --quiet, --settle, --uuid, --wait-daemon. Devices are selected
+ * and ordered as systemd's enumerator does (device-enum.h, trigger-match.h).
+ * A write that fails is reported for that device and the run goes on (only
+ * EROFS stops it); the exit status is 1 if any write failed for a reason
+ * other than the device being gone.
  *
  * --settle: a udev-group monitor is opened before the first write; each write
  * carries a random UUID ("change <uuid>", the kernel adds SYNTH_UUID=<uuid>)
@@ -33,7 +36,9 @@
 #include "shared/time-util.h"
 #include "udevadm/device-enum.h"
 #include "udevadm/netlink-monitor.h"
+#include "udevadm/trigger-match.h"
 #include "udevadm/udevadm.h"
+#include "udevadm/udevice.h"
 
 #define TRIGGER_PING_DEFAULT_TIMEOUT_USEC (5 * USEC_PER_SEC)
 #define TRIGGER_SYSFS_ROOT_ENV "TUDEV_SYSFS_ROOT" /* for tests: a sysfs tree elsewhere */
@@ -46,6 +51,8 @@ struct trigger_args {
         enum device_enum_type type;
         enum uevent_action action;
         struct arg_list subsystem_match, subsystem_nomatch, sysname_match, prioritized;
+        struct trigger_match match;
+        struct strlist parents; /* devpaths of --parent-match, --name-match, arguments */
         const char *root;
 };
 
@@ -64,11 +71,13 @@ static void trigger_args_done(struct trigger_args *a)
         arg_list_done(&a->subsystem_nomatch);
         arg_list_done(&a->sysname_match);
         arg_list_done(&a->prioritized);
+        trigger_match_done(&a->match);
+        strlist_clear(&a->parents);
 }
 
 static int help(void)
 {
-        printf("%s trigger [OPTIONS]\n\n"
+        printf("%s trigger [OPTIONS] [DEVICE...]\n\n"
                "Make the kernel send events for existing devices again.\n\n"
                "  -h --help                         This text\n"
                "  -V --version                      Print the version\n"
@@ -82,15 +91,22 @@ static int help(void)
                "  -c --action=ACTION|help           Action to send (default: change)\n"
                "  -s --subsystem-match=GLOB         Only devices of matching subsystems\n"
                "  -S --subsystem-nomatch=GLOB       Skip devices of matching subsystems\n"
+               "  -a --attr-match=FILE[=GLOB]       Only devices with this attribute (value)\n"
+               "  -A --attr-nomatch=FILE[=GLOB]     Skip devices with this attribute (value)\n"
+               "  -p --property-match=KEY=GLOB      Only devices with a matching property\n"
+               "  -g --tag-match=TAG                Only devices with this tag\n"
                "  -y --sysname-match=GLOB           Only devices with a matching name\n"
+               "     --name-match=NAME              The device with this /dev name and those\n"
+               "                                    below it\n"
+               "  -b --parent-match=SYSPATH         This device and those below it\n"
+               "     --initialized-match            Only devices in the udev database\n"
+               "     --initialized-nomatch          Only devices not in the udev database\n"
                "     --prioritized-subsystem=SUBSYSTEM[,SUBSYSTEM...]\n"
                "                                    Trigger these subsystems first, in order\n"
                "  -w --settle                       Wait until the events have been processed\n"
                "     --wait-daemon[=SECONDS]        First check that the daemon answers\n"
                "     --uuid                         Print the UUID sent with each event\n"
-               "\nNot implemented yet: -a/--attr-match, -A/--attr-nomatch, -p/--property-match,\n"
-               "-g/--tag-match, -b/--parent-match, --name-match, --initialized-match,\n"
-               "--initialized-nomatch and device arguments.\n",
+               "\nDevice arguments (/sys or /dev paths) act like --parent-match.\n",
                program_invocation_short_name);
         return 0;
 }
@@ -148,15 +164,18 @@ static const struct option trigger_options[] = {
         {}
 };
 
-static int not_implemented(int c, int option_index)
+/* --parent-match (prefix "/sys"), --name-match ("/dev"), device arguments
+ * (NULL): the device's devpath becomes a parent filter. */
+static int add_parent(struct trigger_args *a, const char *arg, const char *prefix)
 {
-        const char *name = option_index >= 0 ? trigger_options[option_index].name : "?";
+        _cleanup_(udevice_freep) struct udevice *d = NULL;
+        int r = udevice_find(arg, prefix, &d);
 
-        if (option_index < 0)
-                for (size_t i = 0; trigger_options[i].name; i++)
-                        if (trigger_options[i].val == c)
-                                name = trigger_options[i].name;
-        return log_error_errno(-EOPNOTSUPP, "Option --%s is not implemented yet.", name);
+        if (r < 0)
+                return log_error_errno(r, "Failed to open the device '%s': %m", arg);
+        if (strlist_add_unique(&a->parents, d->devpath) < 0)
+                return log_error_errno(-ENOMEM, "Out of memory.");
+        return 0;
 }
 
 static int parse_type(const char *s, enum device_enum_type *ret)
@@ -173,7 +192,7 @@ static int parse_type(const char *s, enum device_enum_type *ret)
 }
 
 /* One option; 1: go on, 0: done (help/version/action list), <0: error. */
-static int parse_option(struct trigger_args *a, int c, int option_index)
+static int parse_option(struct trigger_args *a, int c)
 {
         int r = 0;
 
@@ -225,13 +244,26 @@ static int parse_option(struct trigger_args *a, int c, int option_index)
                 break;
         case 'a':
         case 'A':
+                r = trigger_match_add_attr(&a->match, optarg, c == 'a');
+                break;
         case 'p':
+                r = trigger_match_add_property(&a->match, optarg);
+                break;
         case 'g':
+                r = arg_list_add(&a->match.tags, optarg);
+                break;
         case 'b':
+                r = add_parent(a, optarg, "/sys");
+                break;
         case ARG_NAME:
+                r = add_parent(a, optarg, "/dev");
+                break;
         case ARG_INITIALIZED_MATCH:
+                a->match.initialized = MATCH_INITIALIZED_YES;
+                break;
         case ARG_INITIALIZED_NOMATCH:
-                return not_implemented(c, option_index);
+                a->match.initialized = MATCH_INITIALIZED_NO;
+                break;
         case 'V':
                 return udevadm_print_version();
         case 'h':
@@ -242,21 +274,18 @@ static int parse_option(struct trigger_args *a, int c, int option_index)
         return r < 0 ? r : 1;
 }
 
+/* Options; the device arguments are left at argv[optind...] (they are
+ * looked up after --wait-daemon, as systemd does). */
 static int parse_argv(int argc, char *argv[], struct trigger_args *a)
 {
-        int c, r, option_index;
+        int c, r;
 
-        while (option_index = -1,
-               (c = getopt_long(argc, argv, "vnqt:c:s:S:a:A:p:g:y:b:wVh", trigger_options,
-                                &option_index)) >= 0) {
-                r = parse_option(a, c, option_index);
+        while ((c = getopt_long(argc, argv, "vnqt:c:s:S:a:A:p:g:y:b:wVh", trigger_options,
+                                NULL)) >= 0) {
+                r = parse_option(a, c);
                 if (r <= 0)
                         return r;
         }
-        if (optind < argc)
-                return log_error_errno(-EOPNOTSUPP,
-                                       "Device arguments are not implemented yet: %s",
-                                       argv[optind]);
         return 1;
 }
 
@@ -514,21 +543,33 @@ static const char *type_name(enum device_enum_type type)
         }
 }
 
-static int run(struct trigger *t)
+static int run(struct trigger *t, struct trigger_args *a, int argc, char *argv[])
 {
-        const struct trigger_args *a = t->args;
-        const struct device_enum_filter filter = {
+        char tags_dir[PATH_MAX];
+        struct device_enum_filter filter = {
                 .subsystem_match = a->subsystem_match.items,
                 .n_subsystem_match = a->subsystem_match.n,
                 .subsystem_nomatch = a->subsystem_nomatch.items,
                 .n_subsystem_nomatch = a->subsystem_nomatch.n,
                 .sysname_match = a->sysname_match.items,
                 .n_sysname_match = a->sysname_match.n,
+                .tags = a->match.tags.items,
+                .n_tags = a->match.tags.n,
+                .tags_dir = tags_dir,
+                .resolve_id = trigger_match_resolve_id,
+                .match = trigger_match_needed(&a->match) ? trigger_match_device : NULL,
+                .userdata = &a->match,
         };
         int r;
 
         if (a->ping && (r = wait_daemon(a)) < 0)
                 return r;
+        for (int i = optind; i < argc; i++)
+                if ((r = add_parent(a, argv[i], NULL)) < 0)
+                        return r;
+        filter.parents = (const char *const *)a->parents.items;
+        filter.n_parents = a->parents.n;
+        snprintf(tags_dir, sizeof(tags_dir), "%s/tags", udevice_run_dir());
         if (a->settle) {
                 r = nlmon_open(NLMON_GROUP_UDEV, &t->monitor_fd);
                 if (r < 0)
@@ -563,13 +604,14 @@ int trigger_main(int argc, char *argv[])
         int r;
 
         hashmap_init(&t.pending);
-        r = parse_argv(argc, argv, &a);
-        if (r > 0) {
-                if (udevadm_running_in_chroot()) {
-                        log_info("Running in chroot, ignoring request.");
-                        r = 0;
-                } else
-                        r = run(&t);
+        udevice_set_roots(a.root, NULL);
+        if (udevadm_running_in_chroot()) {
+                log_info("Running in chroot, ignoring request.");
+                r = 0;
+        } else {
+                r = parse_argv(argc, argv, &a);
+                if (r > 0)
+                        r = run(&t, &a, argc, argv);
         }
         hashmap_deinit(&t.pending);
         device_enum_done(&t.e);

@@ -14,6 +14,7 @@
 
 #include "shared/log.h"
 #include "shared/macro.h"
+#include "udevadm/info.h"
 #include "udevadm/test.h"
 #include "udevadm/udevadm.h"
 
@@ -30,7 +31,7 @@ static int help_main(int argc, char *argv[]);
 static int version_main(int argc, char *argv[]) { return udevadm_print_version(); }
 
 static const struct verb verbs[] = {
-        { "info",         "Show devices and their database records", NULL },
+        { "info",         "Show devices and their database records", info_main },
         { "trigger",      "Make the kernel re-send device events",  trigger_main },
         { "settle",       "Wait until queued events are processed", settle_main },
         { "control",      "Send requests to the daemon",            control_main },

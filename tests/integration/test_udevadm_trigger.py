@@ -1,6 +1,9 @@
 """Our `udevadm trigger`: device selection and order identical to systemd 252's
 (compared on the sandbox's sysfs with --dry-run --verbose), the written
-action and SYNTH_UUID, --settle/--uuid against tudev, and option errors."""
+action and SYNTH_UUID, --settle/--uuid against tudev (also while an
+unrelated slow event runs), and option errors. The filters are in
+test_udevadm_trigger_filters.py, the boot sequence in
+test_udevadm_trigger_boot.py."""
 
 import os
 import time
@@ -64,16 +67,23 @@ def test_action_list(udevadm, sd_udevadm):
     (["--action=foo"], "Unknown action 'foo'"),
     (["--type=foo"], "Unknown type --type=foo"),
     (["--bogus"], "unrecognized option"),
-    (["--attr-match=x"], "not implemented"),
-    (["-p", "A=b"], "not implemented"),
-    (["--parent-match=/sys/devices/virtual/net/lo"], "not implemented"),
-    (["/sys/devices/virtual/net/lo"], "not implemented"),
+    (["--parent-match=/sys/devices/virtual/nope"],
+     "Failed to open the device '/sys/devices/virtual/nope': No such device"),
+    (["-b", "devices/virtual/nope"], "Failed to open the device 'devices/virtual/nope'"),
+    (["--name-match=nope"], "Failed to open the device 'nope': Invalid argument"),
+    (["--name-match=/dev/nope"], "Failed to open the device '/dev/nope': No such device"),
+    (["/tmp"], "Failed to open the device '/tmp': No such device"),
+    (["nope"], "Failed to open the device 'nope': Invalid argument"),
 ])
-def test_option_errors(udevadm, args, msg):
+def test_option_errors(udevadm, sd_udevadm, args, msg):
     r = run([udevadm, "trigger", "--dry-run"] + args)
     assert r.returncode == 1
     assert msg in r.stderr
     assert r.stdout == ""
+    ref = run([sd_udevadm, "trigger", "--dry-run"] + args)
+    assert (ref.returncode, ref.stdout) == (1, "")
+    if "unrecognized" not in msg:
+        assert r.stderr == ref.stderr
 
 
 def synth(e):
@@ -171,3 +181,60 @@ def test_sysfs_root_override(udevadm, tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout == "%s/devices/virtual/foo/foo0\n" % root
     assert (dev / "uevent").read_text() == "add\n"
+
+
+def test_settle_ignores_unrelated_slow_event(udevd_factory, udevadm, net, udev_mon):
+    """--settle waits for the events it triggered, not for the whole queue."""
+    delay = 4.0
+    udevd_factory("--children-max=8", "--debug-event-delay=%d" % int(delay * 1000),
+                  "--debug-event-delay-match=/devices/virtual/net/tsl[ab]0")
+    fast, _ = net.add_veth("tsfa0", "tsfb0")
+    assert udev_mon.wait_for(exactly([fast]), timeout=20)
+    slow_a, slow_b = net.add_veth("tsla0", "tslb0")
+    t_slow = time.monotonic()
+    since = udev_mon.mark()
+    r = run([udevadm, "trigger", "--settle", "--uuid", "-s", "net", "-y", "tsfa0"], timeout=30)
+    took = time.monotonic() - t_slow
+    assert r.returncode == 0, r.stderr
+    uuid = r.stdout.splitlines()[0]
+    assert r.stdout == "%s\nsettle %s\n" % (uuid, uuid)
+    assert took < delay - 1.5, "trigger --settle waited %.1fs for the slow events" % took
+    # the slow events were still running when trigger returned
+    assert not udev_mon.matching(exactly([slow_a, slow_b]), since=since)
+    assert os.path.exists("/run/udev/queue")
+    ev = udev_mon.matching(exactly([fast]), since=since)
+    assert [e.props.get("SYNTH_UUID") for e in ev] == [uuid]
+    # and they do finish
+    assert len(udev_mon.wait_for(exactly([slow_a, slow_b]), count=2, since=since,
+                                 timeout=delay + 20)) == 2
+
+
+def test_write_errors_go_on(udevadm, tmp_path):
+    """A device that vanishes or refuses the write is reported and the others
+    are still triggered; the status says whether anything failed."""
+    root = tmp_path / "sys"
+    (root / "class" / "foo").mkdir(parents=True)
+    (root / "bus").mkdir()
+    for name in ("ok0", "bad0", "ok1"):
+        dev = root / "devices" / "virtual" / "foo" / name
+        dev.mkdir(parents=True)
+        if name == "bad0":
+            (dev / "uevent").mkdir()           # the write fails with EISDIR
+        else:
+            (dev / "uevent").write_text("")
+        os.symlink("../../../../class/foo", dev / "subsystem")
+        os.symlink("../../devices/virtual/foo/" + name, root / "class" / "foo" / name)
+    env = dict(os.environ, TUDEV_SYSFS_ROOT=str(root))
+    r = run([udevadm, "trigger", "-v", "-c", "add"], env=env)
+    assert r.returncode == 1
+    assert ("bad0: Failed to write 'add' to '%s/devices/virtual/foo/bad0/uevent': Is a directory"
+            % root) in r.stderr
+    assert r.stdout.count("\n") == 3
+    for name in ("ok0", "ok1"):
+        assert (root / "devices" / "virtual" / "foo" / name / "uevent").read_text() == "add\n"
+    # a device that vanished (dangling class link) is not an error
+    (root / "devices" / "virtual" / "foo" / "bad0" / "uevent").rmdir()
+    (root / "devices" / "virtual" / "foo" / "bad0" / "uevent").write_text("")
+    os.symlink("../../devices/virtual/foo/gone0", root / "class" / "foo" / "gone0")
+    r = run([udevadm, "trigger", "-c", "add"], env=env)
+    assert (r.returncode, r.stderr) == (0, "")

@@ -1,0 +1,7 @@
+/* threads: any (udevadm is single-threaded) */
+#pragma once
+/* udevadm info: show devices and what the udev database records for them
+ * (../shared/docs/udevadm.md §2). */
+
+/* argv[0] is "info"; 0 or a negative errno after logging. */
+int info_main(int argc, char *argv[]);
