@@ -131,18 +131,35 @@ static void sleep_usec(uint64_t usec)
                 ;
 }
 
+/* stdin for the child: /dev/null, or an empty pipe if there is no /dev/null. */
+static int open_stdin(void)
+{
+        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        int p[2];
+
+        if (fd >= 0)
+                return fd;
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return -errno;
+        safe_close(p[1]);
+        return p[0];
+}
+
 static int start_child(char *argv[], char *const envp[], int out_w, int err_w, pid_t *ret)
 {
+        _cleanup_close_ int in = open_stdin();
         posix_spawn_file_actions_t fa;
         posix_spawnattr_t attr;
         sigset_t none, all;
         int r;
 
+        if (in < 0)
+                return in;
         sigemptyset(&none);
         sigfillset(&all);
         posix_spawn_file_actions_init(&fa);
         posix_spawnattr_init(&attr);
-        posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_adddup2(&fa, in, STDIN_FILENO);
         posix_spawn_file_actions_adddup2(&fa, out_w, STDOUT_FILENO);
         posix_spawn_file_actions_adddup2(&fa, err_w, STDERR_FILENO);
         posix_spawn_file_actions_addclosefrom_np(&fa, 3);
