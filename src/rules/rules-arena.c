@@ -1,15 +1,19 @@
 /* threads: any (one builder thread; the arena is never shared while growing) */
 /* Bump allocator: a singly-linked list of chunks, allocation from the newest
- * one; a request larger than a quarter chunk gets a chunk of its own so that
- * the current chunk's free tail is not wasted. */
+ * one. Chunks start small (a one-line snapshot stays small) and double up to
+ * ARENA_CHUNK_SIZE; a request larger than a quarter of that gets a chunk of
+ * its own so that the current chunk's free tail is not wasted. Memory is
+ * zeroed per allocation, not per chunk. */
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rules/rules-arena.h"
+#include "shared/macro.h"
 
 #define ARENA_ALIGN 8u
+#define ARENA_FIRST_CHUNK 4096u
 
 struct arena_chunk {
         struct arena_chunk *next;
@@ -21,6 +25,7 @@ struct arena_chunk {
 struct arena {
         struct arena_chunk *head; /* current chunk (bump target) */
         struct arena_chunk *big;  /* dedicated chunks of large allocations */
+        size_t next_size;         /* size of the next regular chunk */
         size_t allocated;
 };
 
@@ -54,9 +59,11 @@ static struct arena_chunk *chunk_new(struct arena *a, size_t size)
 
         if (size > SIZE_MAX - sizeof(*c))
                 return NULL;
-        c = calloc(1, sizeof(*c) + size);
+        c = malloc(sizeof(*c) + size);
         if (!c)
                 return NULL;
+        c->next = NULL;
+        c->used = 0;
         c->size = size;
         a->allocated += sizeof(*c) + size;
         return c;
@@ -80,18 +87,23 @@ void *arena_alloc(struct arena *a, size_t size)
                 c->used = rounded;
                 c->next = a->big;
                 a->big = c;
+                memset(c->data, 0, size);
                 return c->data;
         }
         if (!c || c->size - c->used < rounded) {
-                c = chunk_new(a, ARENA_CHUNK_SIZE);
+                size_t want = a->next_size ? a->next_size : ARENA_FIRST_CHUNK;
+
+                c = chunk_new(a, want);
                 if (!c)
                         return NULL;
+                a->next_size = MIN(2 * want, (size_t)ARENA_CHUNK_SIZE);
                 c->next = a->head;
                 a->head = c;
         }
         void *p = c->data + c->used;
         c->used += rounded;
-        return p; /* chunks are calloc'ed and never reused: already zero */
+        memset(p, 0, size);
+        return p;
 }
 
 void *arena_alloc_array(struct arena *a, size_t n, size_t size)

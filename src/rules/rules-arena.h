@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#define ARENA_CHUNK_SIZE (64u * 1024u)
+#define ARENA_CHUNK_SIZE (64u * 1024u) /* largest regular chunk */
 
 struct arena;
 

@@ -61,7 +61,8 @@ int rules_reader_init(struct rules_reader *r, struct rules_diag *diag, const cha
                       size_t len)
 {
         *r = (struct rules_reader){ .text = text, .len = len, .diag = diag };
-        r->buf = malloc(2 * RULES_LINE_MAX + 1);
+        /* a logical line is never longer than the text */
+        r->buf = malloc(MIN(len, (size_t)2 * RULES_LINE_MAX) + 1);
         if (!r->buf)
                 return -ENOMEM;
         r->buf[0] = '\0';

@@ -38,7 +38,7 @@ struct rules_segment {
         unsigned col;   /* 1-based column of that byte in the physical line */
 };
 
-/* Splits a text into logical lines. Owns a buffer of 2 * RULES_LINE_MAX. */
+/* Splits a text into logical lines. Owns a buffer of at most 2 * RULES_LINE_MAX. */
 struct rules_reader {
         const char *text;       /* borrowed */
         size_t len, pos;
