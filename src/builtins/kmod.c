@@ -1,24 +1,217 @@
-/* threads: any */
-/* Temporary stub; the implementation follows. */
+/* threads: any (one libkmod context per thread in _Thread_local state; the reload baseline is mutex-protected) */
+/* The kmod builtin (../shared/docs/builtins.md §7), as systemd 252's
+ * udev-builtin-kmod.c and module_load_and_warn():
+ *
+ *   kmod load [MODULE|ALIAS...]
+ *
+ * Without names the event's MODALIAS is used. Each name is resolved through
+ * the module index (aliases, modalias globs, built-in modules); modules that
+ * are built in or already live are skipped, the others are inserted with
+ * their dependencies by kmod_module_probe_insert_module() with
+ * KMOD_PROBE_APPLY_BLACKLIST, so modprobe.d "blacklist" lines (and
+ * install/remove commands) are honoured as by modprobe. Failures are logged
+ * at debug level and never fail the builtin (only a malformed command line
+ * or a missing MODALIAS does).
+ *
+ * libkmod contexts are not thread-safe: each thread creates its own on first
+ * use, kmod_new(NULL, NULL) + kmod_load_resources(), and recreates it after
+ * builtins_reload(). builtins_should_reload() asks a baseline context (kept
+ * under a mutex) whether the index or configuration changed
+ * (kmod_validate_resources()).
+ *
+ * Testing: $TUDEV_TEST_KMOD_DIR (a module directory, as kmod_new()'s dirname:
+ * the directory holding modules.dep.bin etc.) and $TUDEV_TEST_KMOD_CONFIG (a
+ * directory or file replacing the default modprobe.d search path) are read
+ * when a context is created. They are meant for the test suite only. */
 #include <errno.h>
+#include <libkmod.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "builtins/builtins-internal.h"
+#include "device/device.h"
+#include "rules/udev-event.h"
+#include "shared/log.h"
+#include "shared/macro.h"
 
-int builtin_kmod(struct udev_event *ev, int argc, char *argv[], bool test)
+#define KMOD_TEST_DIR_ENV "TUDEV_TEST_KMOD_DIR"
+#define KMOD_TEST_CONFIG_ENV "TUDEV_TEST_KMOD_CONFIG"
+
+static pthread_mutex_t base_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kmod_ctx *base_ctx; /* baseline for should_reload; under base_lock */
+static atomic_uint generation = 1;
+
+static _Thread_local struct {
+        struct kmod_ctx *ctx;
+        unsigned generation; /* 0 = none created yet in this thread */
+} tls;
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static void kmod_log(void *data, int priority, const char *file, int line, const char *fn,
+                     const char *format, va_list args)
 {
-        (void)ev, (void)argc, (void)argv, (void)test;
-        return -EOPNOTSUPP;
+        char buf[LOG_LINE_MAX];
+        size_t n;
+
+        (void)data, (void)fn;
+        if (priority > log_get_max_level())
+                return;
+        vsnprintf(buf, sizeof(buf), format, args);
+        n = strlen(buf);
+        while (n > 0 && buf[n - 1] == '\n')
+                buf[--n] = '\0';
+        log_internal(priority, 0, file, line, "%s", buf);
+}
+#pragma GCC diagnostic pop
+
+/* A new context with its index loaded; NULL on ENOMEM (logged). */
+static struct kmod_ctx *context_new(void)
+{
+        const char *dir = getenv(KMOD_TEST_DIR_ENV);
+        const char *config = getenv(KMOD_TEST_CONFIG_ENV);
+        const char *const config_paths[] = { config, NULL };
+        struct kmod_ctx *ctx;
+        int r;
+
+        ctx = kmod_new(dir && *dir ? dir : NULL, config && *config ? config_paths : NULL);
+        if (!ctx) {
+                log_debug("Failed to create kmod context.");
+                return NULL;
+        }
+        log_debug("Loading kernel module index.");
+        kmod_set_log_fn(ctx, kmod_log, NULL);
+        r = kmod_load_resources(ctx);
+        if (r < 0)
+                log_debug_errno(r, "Failed to load kernel module index, ignoring: %m");
+        return ctx;
+}
+
+static struct kmod_ctx *thread_ctx(void)
+{
+        unsigned gen = atomic_load(&generation);
+
+        if (tls.generation == gen && tls.ctx)
+                return tls.ctx;
+        if (tls.ctx) {
+                log_debug("Unload kernel module index.");
+                tls.ctx = kmod_unref(tls.ctx);
+        }
+        tls.ctx = context_new();
+        tls.generation = gen;
+        return tls.ctx;
 }
 
 void builtin_kmod_thread_exit(void)
 {
+        if (tls.ctx) {
+                log_debug("Unload kernel module index.");
+                tls.ctx = kmod_unref(tls.ctx);
+        }
+        tls.generation = 0;
 }
 
 bool builtin_kmod_should_reload(void)
 {
-        return false;
+        bool reload = false;
+
+        pthread_mutex_lock(&base_lock);
+        if (!base_ctx)
+                base_ctx = context_new();
+        else if (kmod_validate_resources(base_ctx) != KMOD_RESOURCES_OK)
+                reload = true;
+        pthread_mutex_unlock(&base_lock);
+        if (reload)
+                log_debug("Kernel module index needs reloading.");
+        return reload;
 }
 
 void builtin_kmod_reload(void)
 {
+        pthread_mutex_lock(&base_lock);
+        kmod_unref(base_ctx);
+        base_ctx = context_new();
+        pthread_mutex_unlock(&base_lock);
+        atomic_fetch_add(&generation, 1);
+}
+
+static void insert_one(struct kmod_module *mod)
+{
+        const char *name = kmod_module_get_name(mod);
+        int r;
+
+        switch (kmod_module_get_initstate(mod)) {
+        case KMOD_MODULE_BUILTIN:
+                log_debug("Module '%s' is built in", name);
+                return;
+        case KMOD_MODULE_LIVE:
+                log_debug("Module '%s' is already loaded", name);
+                return;
+        default:
+                break;
+        }
+        r = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST, NULL, NULL, NULL,
+                                            NULL);
+        if (r == 0)
+                log_debug("Inserted module '%s'", name);
+        else if (r == KMOD_PROBE_APPLY_BLACKLIST)
+                log_debug("Module '%s' is deny-listed", name);
+        else
+                log_debug_errno(r < 0 ? r : -EINVAL, "Failed to insert module '%s': %m", name);
+}
+
+/* module_load_and_warn(ctx, name, verbose=false): never fails the caller. */
+static void load_module(struct kmod_ctx *ctx, const char *name)
+{
+        struct kmod_list *list = NULL, *itr;
+        int r;
+
+        log_debug("Loading module: %s", name);
+        r = kmod_module_new_from_lookup(ctx, name, &list);
+        if (r < 0) {
+                log_debug_errno(r, "Failed to look up module alias '%s': %m", name);
+                return;
+        }
+        if (!list) {
+                log_debug("Failed to find module '%s'", name);
+                return;
+        }
+        kmod_list_foreach(itr, list) {
+                struct kmod_module *mod = kmod_module_get_module(itr);
+
+                insert_one(mod);
+                kmod_module_unref(mod);
+        }
+        kmod_module_unref_list(list);
+}
+
+int builtin_kmod(struct udev_event *ev, int argc, char *argv[], bool test)
+{
+        const char *sysname = device_sysname(ev->dev);
+        struct kmod_ctx *ctx;
+
+        (void)test;
+        ctx = thread_ctx();
+        if (!ctx)
+                return 0;
+        if (argc < 2 || !streq(argv[1], "load"))
+                return log_error_errno(-EINVAL, "%s: %s: expected: load [module…]", sysname,
+                                       argv[0]);
+        if (argc == 2) {
+                const char *modalias = proplist_get(&ev->props, "MODALIAS");
+
+                if (!modalias)
+                        return log_warning_errno(-ENOENT,
+                                                 "%s: Failed to read property \"MODALIAS\".",
+                                                 sysname);
+                load_module(ctx, modalias);
+                return 0;
+        }
+        for (int i = 2; i < argc; i++)
+                load_module(ctx, argv[i]);
+        return 0;
 }

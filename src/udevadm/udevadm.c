@@ -16,6 +16,7 @@
 #include "shared/macro.h"
 #include "udevadm/info.h"
 #include "udevadm/test.h"
+#include "udevadm/udevadm-test-builtin.h"
 #include "udevadm/udevadm.h"
 
 #define UDEV_CONF_PATH "/etc/udev/udev.conf"
@@ -37,7 +38,7 @@ static const struct verb verbs[] = {
         { "control",      "Send requests to the daemon",            control_main },
         { "monitor",      "Print kernel and daemon events",         monitor_main },
         { "test",         "Simulate the processing of an event",    test_main },
-        { "test-builtin", "Run one builtin on a device",            NULL },
+        { "test-builtin", "Run one builtin on a device",            test_builtin_main },
         { "wait",         "Wait for devices or their links",        NULL },
         { "lock",         "Lock block devices while running a command", NULL },
         { "verify",       "Check rules files for errors",           verify_main },
