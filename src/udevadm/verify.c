@@ -193,6 +193,13 @@ static int verify_search_path(struct verify_args *a)
         if (!a->root)
                 return verify_dirs(a, NULL);
         n = rules_default_dirs(defaults);
+        /* the host's /lib says nothing about the root's: always look there
+         * (a /lib -> usr/lib link only repeats the same basenames) */
+        bool has_lib = false;
+        for (size_t i = 0; i < n; i++)
+                has_lib = has_lib || streq(defaults[i], "/lib/udev/rules.d");
+        if (!has_lib && n < RULES_DIRS_MAX)
+                defaults[n++] = "/lib/udev/rules.d";
         for (size_t i = 0; i < n; i++) {
                 int w = snprintf(rooted[i], sizeof(rooted[i]), "%s%s",
                                  streq(a->root, "/") ? "" : a->root, defaults[i]);
