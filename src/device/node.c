@@ -978,3 +978,95 @@ int node_remove_devnode(const struct device_roots *roots, const struct node_devi
         rmdir_parents_under(path, roots->dev);
         return 0;
 }
+
+/* ---- static nodes ---- */
+
+static int xescape_name(const char *s, char *out, size_t size)
+{
+        size_t o = 0;
+
+        for (; *s; s++) {
+                unsigned char c = (unsigned char)*s;
+                if (c == '/' || c == '.' || c == '\\' || c < ' ' || c >= 127) {
+                        if (o + 5 > size)
+                                return -ENAMETOOLONG;
+                        o += (size_t)snprintf(out + o, size - o, "\\x%02x", c);
+                } else {
+                        if (o + 2 > size)
+                                return -ENAMETOOLONG;
+                        out[o++] = (char)c;
+                }
+        }
+        out[o] = '\0';
+        return 0;
+}
+
+int node_apply_static(const struct device_roots *roots, const char *name, const struct node_perms *p,
+                      const char *const *tags, size_t n_tags)
+{
+        char logical[NODE_PATH_MAX], path[PATH_MAX], esc[NAME_MAX + 1], link[PATH_MAX];
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+        mode_t mode = p->mode;
+        bool mode_set = p->mode_set;
+        int r;
+
+        if (!p->uid_set && !p->gid_set && !p->mode_set && n_tags == 0)
+                return 0;
+        if (snprintf(logical, sizeof(logical), "/dev/%s", name) >= (int)sizeof(logical) ||
+            strstr(name, ".."))
+                return -EINVAL;
+        r = dev_path(roots, logical, path, sizeof(path));
+        if (r < 0)
+                return r;
+        fd = open(path, O_PATH | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOENT ? 0 : log_error_errno(errno, "Failed to open %s: %m", logical);
+        if (fstat(fd, &st) < 0)
+                return log_error_errno(errno, "Failed to stat %s: %m", logical);
+        if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode)) {
+                log_warning("%s is neither block nor character device, ignoring.", logical);
+                return 0;
+        }
+        if (n_tags > 0) {
+                r = xescape_name(name, esc, sizeof(esc));
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < n_tags; i++) {
+                int w = snprintf(link, sizeof(link), "%s/static_node-tags/%s/%s", roots->run,
+                                 tags[i], esc);
+                if (w < 0 || (size_t)w >= sizeof(link) || strchr(tags[i], '/'))
+                        continue;
+                r = mkdir_parents(link, 0755);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to create parent directory for %s: %m",
+                                               link);
+                if (symlink(logical, link) < 0 && errno != EEXIST)
+                        return log_error_errno(errno, "Failed to create symlink %s -> %s: %m", link,
+                                               logical);
+        }
+        if (!mode_set && p->gid_set && p->gid > 0) {
+                mode = 0660;
+                mode_set = true;
+        }
+        bool apply_mode = mode_set && (st.st_mode & 0777) != (mode & 0777);
+        bool apply_uid = p->uid_set && st.st_uid != p->uid;
+        bool apply_gid = p->gid_set && st.st_gid != p->gid;
+        char proc[64];
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+        if (apply_uid || apply_gid) {
+                if (fchownat(fd, "", apply_uid ? p->uid : (uid_t)-1, apply_gid ? p->gid : (gid_t)-1,
+                             AT_EMPTY_PATH) < 0)
+                        log_error_errno(errno, "Failed to set owner of %s: %m", logical);
+        }
+        if (apply_mode && chmod(proc, mode & 07777) < 0)
+                log_error_errno(errno, "Failed to set mode of %s: %m", logical);
+        if (apply_mode || apply_uid || apply_gid)
+                log_debug("Static node %s: uid=%u, gid=%u, mode=%#o", logical,
+                          (unsigned)(p->uid_set ? p->uid : st.st_uid),
+                          (unsigned)(p->gid_set ? p->gid : st.st_gid),
+                          (unsigned)(mode_set ? mode : st.st_mode & 07777));
+        (void)utimensat(AT_FDCWD, proc, NULL, 0);
+        return 0;
+}

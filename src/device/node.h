@@ -88,3 +88,11 @@ int node_stack_dir_name(const char *link, char *out, size_t size);
 int node_create_devnode(const struct device_roots *roots, const struct node_device *d,
                         mode_t mode, uid_t uid, gid_t gid);
 int node_remove_devnode(const struct device_roots *roots, const struct node_device *d);
+
+/* rules.md §14 (OPTIONS+="static_node=NAME"): for <dev>/NAME, if it exists
+ * and is a block/char node, create <run>/static_node-tags/<tag>/<NAME with
+ * '/', '.', '\' and control characters escaped as \xNN> -> "/dev/NAME" for
+ * every tag, then apply uid/gid/mode (GROUP without MODE: 0660). Nothing if
+ * none of them is set and there is no tag. A missing node is skipped. */
+int node_apply_static(const struct device_roots *roots, const char *name, const struct node_perms *p,
+                      const char *const *tags, size_t n_tags);

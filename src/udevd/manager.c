@@ -409,6 +409,11 @@ int manager_new(const struct udevd_settings *settings, struct manager **ret)
                 goto fail;
         }
         m->last_rules_check = now_usec(CLOCK_MONOTONIC);
+        {
+                const struct device_roots roots = { .sys = "/sys", .dev = "/dev",
+                                                    .run = settings->run_dir };
+                (void)rules_apply_static_nodes(m->rules, &roots); /* once, not on reload */
+        }
         r = manager_publish(m);
         if (r < 0)
                 goto fail;
