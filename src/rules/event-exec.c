@@ -288,11 +288,16 @@ int udev_event_execute(struct udev_event *ev, const struct rules *rules)
 
 /* ---- output ---- */
 
-static int join(char *buf, size_t size, const struct strlist *l, const char *sep, bool colons)
+int udev_event_join_list(const struct strlist *l, const char *sep, bool colons, char *buf,
+                         size_t size)
 {
         size_t o = 0;
 
+        if (size < 1)
+                return -ENOBUFS;
         buf[0] = '\0';
+        if (l->n == 0)
+                return 0;
         if (colons) {
                 if (size < 2)
                         return -ENOBUFS;
@@ -309,42 +314,65 @@ static int join(char *buf, size_t size, const struct strlist *l, const char *sep
         return 0;
 }
 
-static bool is_synthesized(const char *key)
+static const struct strlist *synthesized_list(const struct udev_event *ev, const char *key,
+                                              bool *colons)
 {
-        return streq(key, "USEC_INITIALIZED") || streq(key, "DEVLINKS") || streq(key, "TAGS") ||
-               streq(key, "CURRENT_TAGS");
+        *colons = !streq(key, "DEVLINKS");
+        if (streq(key, "DEVLINKS"))
+                return &ev->devlinks;
+        if (streq(key, "TAGS"))
+                return &ev->tags;
+        if (streq(key, "CURRENT_TAGS"))
+                return &ev->current_tags;
+        return NULL;
+}
+
+/* Emit DEVLINKS/TAGS/CURRENT_TAGS with the current list; false if it did not fit. */
+static bool emit_list(const struct udev_event *ev, const char *key, char *buf, size_t size,
+                      void (*emit)(const char *key, const char *value, void *userdata),
+                      void *userdata)
+{
+        bool colons;
+        const struct strlist *l = synthesized_list(ev, key, &colons);
+
+        if (udev_event_join_list(l, " ", colons, buf, size) < 0)
+                return false;
+        if (buf[0])
+                emit(key, buf, userdata);
+        return true;
 }
 
 int udev_event_foreach_property(const struct udev_event *ev, char *buf, size_t size,
                                 void (*emit)(const char *key, const char *value, void *userdata),
                                 void *userdata)
 {
+        static const char *const synth[] = { "DEVLINKS", "TAGS", "CURRENT_TAGS" };
+        bool placed[3] = {};
         int ret = 0;
 
-        for (size_t i = 0; i < ev->props.n; i++)
-                if (!is_synthesized(ev->props.items[i].key))
-                        emit(ev->props.items[i].key, ev->props.items[i].value, userdata);
+        /* In sd-device's order: the lists sit where they were first put into
+         * the property table (see rules-exec.c), with their current value;
+         * USEC_INITIALIZED comes after the rules; lists never read as
+         * properties come last. */
+        for (size_t i = 0; i < ev->props.n; i++) {
+                const char *key = ev->props.items[i].key;
+                bool is_synth = false;
+
+                for (size_t k = 0; k < ARRAY_SIZE(synth); k++)
+                        if (streq(key, synth[k])) {
+                                placed[k] = is_synth = true;
+                                if (!emit_list(ev, key, buf, size, emit, userdata))
+                                        ret = -ENOBUFS;
+                        }
+                if (!is_synth && !streq(key, "USEC_INITIALIZED"))
+                        emit(key, ev->props.items[i].value, userdata);
+        }
         if (ev->usec_initialized > 0) {
                 snprintf(buf, size, "%" PRIu64, ev->usec_initialized);
                 emit("USEC_INITIALIZED", buf, userdata);
         }
-        if (ev->devlinks.n > 0) {
-                if (join(buf, size, &ev->devlinks, " ", false) >= 0)
-                        emit("DEVLINKS", buf, userdata);
-                else
+        for (size_t k = 0; k < ARRAY_SIZE(synth); k++)
+                if (!placed[k] && !emit_list(ev, synth[k], buf, size, emit, userdata))
                         ret = -ENOBUFS;
-        }
-        if (ev->tags.n > 0) {
-                if (join(buf, size, &ev->tags, NULL, true) >= 0)
-                        emit("TAGS", buf, userdata);
-                else
-                        ret = -ENOBUFS;
-        }
-        if (ev->current_tags.n > 0) {
-                if (join(buf, size, &ev->current_tags, NULL, true) >= 0)
-                        emit("CURRENT_TAGS", buf, userdata);
-                else
-                        ret = -ENOBUFS;
-        }
         return ret;
 }

@@ -28,6 +28,11 @@ int udev_event_execute(struct udev_event *ev, const struct rules *rules);
  * it when it had to be derived from the device view. */
 const char *udev_event_devnode(struct udev_event *ev, char *buf, size_t size);
 
+/* Join a list into buf: with `colons` as ":a:b:" (TAGS), else separated
+ * by `sep` (DEVLINKS). An empty list gives "". 0 or -ENOBUFS. */
+int udev_event_join_list(const struct strlist *l, const char *sep, bool colons, char *buf,
+                         size_t size);
+
 /* Property iteration for output (broadcast, udevadm test): every property of
  * the event, then USEC_INITIALIZED, DEVLINKS, TAGS, CURRENT_TAGS as systemd
  * adds them. `emit` is called once per property with a NUL-terminated value

@@ -24,6 +24,7 @@
 
 #include "builtins/builtin.h"
 #include "device/node.h"
+#include "rules/event-exec.h"
 #include "rules/rules-exec.h"
 #include "rules/rules-format.h"
 #include "rules/rules-internal.h"
@@ -51,6 +52,9 @@ struct exec_state {
         enum escape_mode esc;
         bool has_devnum;
         bool has_ifindex;
+        /* DEVLINKS / TAGS+CURRENT_TAGS properties not yet refreshed */
+        bool links_outdated;
+        bool tags_outdated;
 };
 
 /* "<sysname>: <file>:<line> message", like systemd's log_rule_*(). */
@@ -211,6 +215,65 @@ static int set_property(struct exec_state *x, const char *key, const char *value
         if (r < 0)
                 return rlog_errno(x, LOG_ERR, r, "Failed to add property %s=%s: %m", key, value);
         return 0;
+}
+
+/* sd-device keeps DEVLINKS, TAGS and CURRENT_TAGS as properties that are
+ * refreshed lazily, whenever a property is read: that decides where they
+ * appear in the property list (udevadm test output, broadcast order, the
+ * environment of programs). Rebuild them when they are outdated, keeping
+ * their place; an empty list removes the property. They are never stored in
+ * the DB (flagged like kernel properties). */
+static int sync_synthesized(struct exec_state *x)
+{
+        char buf[UDEV_LINE_SIZE];
+        int r = 0;
+
+        if (x->links_outdated) {
+                x->links_outdated = false;
+                if (udev_event_join_list(&x->ev->devlinks, " ", false, buf, sizeof(buf)) < 0)
+                        rlog(x, LOG_WARNING, "DEVLINKS too long, not updated");
+                else if (buf[0])
+                        r = proplist_set(&x->ev->props, "DEVLINKS", buf, true);
+                else
+                        (void)proplist_unset(&x->ev->props, "DEVLINKS");
+        }
+        if (r >= 0 && x->tags_outdated) {
+                x->tags_outdated = false;
+                for (int i = 0; i < 2 && r >= 0; i++) {
+                        const struct strlist *l = i == 0 ? &x->ev->tags : &x->ev->current_tags;
+                        const char *key = i == 0 ? "TAGS" : "CURRENT_TAGS";
+
+                        if (udev_event_join_list(l, NULL, true, buf, sizeof(buf)) < 0)
+                                rlog(x, LOG_WARNING, "%s too long, not updated", key);
+                        else if (buf[0])
+                                r = proplist_set(&x->ev->props, key, buf, true);
+                        else
+                                (void)proplist_unset(&x->ev->props, key);
+                }
+        }
+        return r;
+}
+
+/* Does evaluating this token read the device's properties? */
+static bool token_reads_properties(const struct token *t)
+{
+        switch (t->type) {
+        case TK_M_ENV:
+        case TK_M_PROGRAM:
+        case TK_M_IMPORT_PROGRAM:
+        case TK_M_IMPORT_BUILTIN:
+                return true;
+        case TK_A_ENV:
+                if (t->op == OP_ADD)
+                        return true;
+                break;
+        default:
+                break;
+        }
+        return (t->value_needs_subst && t->value &&
+                (strstr(t->value, "env{") || strstr(t->value, "%E"))) ||
+               (t->attr.needs_subst && t->attr.raw &&
+                (strstr(t->attr.raw, "env{") || strstr(t->attr.raw, "%E")));
 }
 
 /* The driver of the event device: DRIVER from the uevent, else read lazily,
@@ -564,7 +627,8 @@ static int run_builtin(struct udev_event *ev, enum builtin_id id, char *cmd)
 
         if (r < 0)
                 return r;
-        return builtin_run(id, ev, (int)argc, argv, ev->dry_run);
+        /* `test` is for udevadm test-builtin only: builtins then print */
+        return builtin_run(id, ev, (int)argc, argv, false);
 }
 
 static int match_import_builtin(struct exec_state *x, const struct token *t)
@@ -1071,11 +1135,13 @@ static int assign_tag(struct exec_state *x, const struct token *t)
         if (t->op == OP_ASSIGN || t->op == OP_ASSIGN_FINAL) {
                 strlist_clear(&ev->tags);
                 strlist_clear(&ev->current_tags);
+                x->tags_outdated = true;
         }
         if (!tag_valid(buf)) {
                 rlog(x, LOG_ERR, "Invalid tag name '%s', ignoring", buf);
                 return 0;
         }
+        x->tags_outdated = true;
         if (t->op == OP_REMOVE) {
                 strlist_remove(&ev->current_tags, buf);
                 return 0;
@@ -1238,8 +1304,10 @@ static int assign_devlink(struct exec_state *x, const struct token *t)
                 return 0;
         if (t->op == OP_ASSIGN_FINAL)
                 ev->final |= FINAL_DEVLINK;
-        if (t->op == OP_ASSIGN || t->op == OP_ASSIGN_FINAL)
+        if (t->op == OP_ASSIGN || t->op == OP_ASSIGN_FINAL) {
                 strlist_clear(&ev->devlinks);
+                x->links_outdated = true;
+        }
 
         subst(x, t->value, buf, sizeof(buf), x->esc != ESCAPE_NONE, &truncated);
         if (truncated) {
@@ -1263,6 +1331,7 @@ static int assign_devlink(struct exec_state *x, const struct token *t)
                                    t->op == OP_REMOVE ? "remove" : "add", w);
                         continue;
                 }
+                x->links_outdated = true;
                 if (t->op == OP_REMOVE) {
                         if (strlist_contains(&ev->devlinks, norm)) {
                                 strlist_remove(&ev->devlinks, norm);
@@ -1502,6 +1571,11 @@ static int apply_line(struct exec_state *x, const struct rule_line *l)
                         i += n;
                         continue;
                 }
+                if ((x->links_outdated || x->tags_outdated) && token_reads_properties(t)) {
+                        r = sync_synthesized(x);
+                        if (r < 0)
+                                return r;
+                }
                 if (TK_IS_MATCH(t->type)) {
                         r = apply_match(x, t);
                         if (r <= 0)
@@ -1526,6 +1600,9 @@ int rules_apply(const struct rules *rules, struct udev_event *ev)
         if (!rules || !ev || !ev->dev)
                 return -EINVAL;
         x.has_devnum = device_get_devnum(ev->dev, &major, &minor) >= 0 && major > 0;
+        /* tags inherited from the DB (or, on remove, the whole record) */
+        x.links_outdated = ev->devlinks.n > 0;
+        x.tags_outdated = ev->tags.n > 0 || ev->current_tags.n > 0;
         x.has_ifindex = device_get_ifindex(ev->dev, &ifindex) >= 0 && ifindex > 0;
         if (ev->action != UEVENT_ACTION_REMOVE) {
                 if (x.has_devnum)
