@@ -275,3 +275,36 @@ def test_bad_rules_do_not_stop_the_daemon(tmp_path, udevd_factory, net, udev_mon
     assert p["RB_OK"] == "1" and p["RB_OK2"] == "2"
     assert "RB_UNQUOTED" not in p
     assert "50-test.rules:2" in d.log()
+
+
+DEBIAN_RULES = os.path.join(os.path.dirname(__file__), "..", "..", "build-ref", "sd-udev", "lib",
+                            "udev", "rules.d")
+
+
+def test_debian_rules_process_real_events(udevd_factory, net, loops, udev_mon):
+    """Debian 12's full rule set: every event is processed (no failure), the
+    rules see the devices (net: ID_NET_* from 75-net-description where
+    builtins allow, systemd tag from 99-systemd.rules; loop: by-diskseq)."""
+    if not os.path.isdir(DEBIAN_RULES):
+        import pytest
+        pytest.skip("Debian's rules not unpacked in build-ref/sd-udev")
+    d = start(udevd_factory, os.path.abspath(DEBIAN_RULES))
+    pairs = [("rda%d" % i, "rdb%d" % i) for i in range(10)]
+    net.add_veths(pairs)
+    names = [n for p in pairs for n in p]
+    got = udev_mon.wait_for(lambda e: e.action == "add" and e.subsystem == "net" and
+                            e.devpath[len(NET):] in names, count=len(names), timeout=60)
+    assert len(got) == len(names)
+    for e in got:
+        assert e.errors == []
+        assert "UDEV_WORKER_FAILED" not in e.props, e.props
+        assert "systemd" in e.props.get("TAGS", "")
+        assert e.props["SYSTEMD_ALIAS"] == "/sys/subsystem/net/devices/" + e.devpath[len(NET):]
+    idx = loops.add()
+    mknod_loop(idx)
+    ev = udev_add(udev_mon, loops.devpath(idx))
+    assert "UDEV_WORKER_FAILED" not in ev.props
+    diskseq = open("/sys/devices/virtual/block/loop%d/diskseq" % idx).read().strip()
+    assert "/dev/disk/by-diskseq/%s" % diskseq in ev.props.get("DEVLINKS", "").split()
+    assert os.readlink("/dev/disk/by-diskseq/%s" % diskseq) == "../../loop%d" % idx
+    assert "Loaded" in d.log()
