@@ -1,6 +1,7 @@
 /* threads: any (the naming scheme is computed once under pthread_once) */
 /* Number parsers, kernel command line and naming schemes for the builtins of
  * engineer 2 (builtin-util.h). */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -140,6 +141,123 @@ int parse_boolean(const char *s)
         return -EINVAL;
 }
 
+/* ------------------------------------------------------------ hw addresses */
+
+static int hexval(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}
+
+/* One field of `width` bytes (1..2*width hex digits) up to `sep` or the end.
+ * 1: a separator follows, 0: the end, -EINVAL. */
+static int hw_addr_field(const char **s, char sep, size_t width, uint8_t *buf)
+{
+        const char *p = *s;
+        unsigned data = 0;
+        bool more;
+
+        for (size_t i = 0; i < width * 2; i++) {
+                if (*p == '\0' || *p == sep) {
+                        if (i == 0)
+                                return -EINVAL;
+                        break;
+                }
+                if (hexval(*p) < 0)
+                        return -EINVAL;
+                data = (data << 4) + (unsigned)hexval(*p);
+                p++;
+        }
+        if (*p != '\0' && *p != sep)
+                return -EINVAL;
+        if (width == 1) {
+                buf[0] = (uint8_t)data;
+        } else {
+                buf[0] = (uint8_t)(data >> 8);
+                buf[1] = (uint8_t)data;
+        }
+        more = *p == sep;
+        *s = p + more;
+        return more;
+}
+
+int parse_hw_addr_full(const char *s, size_t expected_len, struct hw_addr *ret)
+{
+        uint8_t bytes[HW_ADDR_MAX];
+        size_t width, max_len, len = 0;
+        char sep;
+
+        if (!s)
+                return -EINVAL;
+        if (expected_len == 0 || expected_len == 4 || expected_len == 16) {
+                uint8_t a[16];
+
+                if ((expected_len != 16 && inet_pton(AF_INET, s, a) == 1)) {
+                        ret->length = 4;
+                        memcpy(ret->bytes, a, 4);
+                        return 0;
+                }
+                if (expected_len != 4 && inet_pton(AF_INET6, s, a) == 1) {
+                        ret->length = 16;
+                        memcpy(ret->bytes, a, 16);
+                        return 0;
+                }
+        }
+        max_len = expected_len == 0 ? 20 : expected_len == SIZE_MAX ? HW_ADDR_MAX : expected_len;
+        if (max_len > HW_ADDR_MAX)
+                return -EINVAL;
+        sep = s[strspn(s, "0123456789abcdefABCDEF")];
+        if (sep == '.')
+                width = 2;
+        else if (sep == ':' || sep == '-')
+                width = 1;
+        else
+                return -EINVAL;
+        if (max_len % width != 0)
+                return -EINVAL;
+        for (size_t i = 0; i < max_len / width; i++) {
+                int r = hw_addr_field(&s, sep, width, bytes + i * width);
+
+                if (r < 0)
+                        return r;
+                if (r == 0) {
+                        len = (i + 1) * width;
+                        break;
+                }
+        }
+        if (len == 0)
+                return -EINVAL;
+        if (expected_len == 0) {
+                if (len != 4 && len != 16 && len != 6 && len != 20)
+                        return -EINVAL;
+        } else if (expected_len != SIZE_MAX && len != expected_len) {
+                return -EINVAL;
+        }
+        ret->length = len;
+        memcpy(ret->bytes, bytes, len);
+        return 0;
+}
+
+char *hw_addr_to_string(const struct hw_addr *a, bool no_colon, char buf[static HW_ADDR_STR_MAX])
+{
+        static const char hex[] = "0123456789abcdef";
+        size_t j = 0;
+
+        for (size_t i = 0; i < a->length && i < HW_ADDR_MAX; i++) {
+                if (i > 0 && !no_colon)
+                        buf[j++] = ':';
+                buf[j++] = hex[a->bytes[i] >> 4];
+                buf[j++] = hex[a->bytes[i] & 0xf];
+        }
+        buf[j] = '\0';
+        return buf;
+}
+
 /* ------------------------------------------------------------ command line */
 
 /* Next word (quotes removed, backslash escapes kept as they are, unterminated
@@ -251,7 +369,8 @@ int cmdline_get_key(const char *key, bool value_optional, char **ret)
 
 #define NAMING_V238 0u
 #define NAMING_V239 (NAMING_V238 | NAMING_SR_IOV_V | NAMING_NPAR_ARI)
-#define NAMING_V240 (NAMING_V239 | NAMING_INFINIBAND | NAMING_ZERO_ACPI_INDEX | NAMING_ALLOW_RERENAMES)
+#define NAMING_V240 (NAMING_V239 | NAMING_INFINIBAND | NAMING_ZERO_ACPI_INDEX | \
+                     NAMING_ALLOW_RERENAMES)
 #define NAMING_V241 (NAMING_V240 | NAMING_STABLE_VIRTUAL_MACS)
 #define NAMING_V243 (NAMING_V241 | NAMING_NETDEVSIM | NAMING_LABEL_NOPREFIX)
 #define NAMING_V245 (NAMING_V243 | NAMING_NSPAWN_LONG_HASH)

@@ -27,6 +27,23 @@ int parse_atoi(const char *s, int *ret);
 /* systemd's safe_atou64() / safe_atou32(): parse_atollu_full(s, 0) with range check. */
 int parse_atou32(const char *s, uint32_t *ret);
 
+/* ---- hardware addresses (systemd's struct hw_addr_data) ---- */
+
+#define HW_ADDR_MAX 32
+#define HW_ADDR_STR_MAX (HW_ADDR_MAX * 3)
+
+struct hw_addr {
+        size_t length;
+        uint8_t bytes[HW_ADDR_MAX];
+};
+
+/* systemd's parse_hw_addr_full(): "xx:xx:..", "xx-xx-..", "xxxx.xxxx.xxxx";
+ * expected_len 0 also takes IPv4/IPv6 literals and requires a length of 4,
+ * 16, 6 or 20; SIZE_MAX any length; else exactly that length. 0 or -EINVAL. */
+int parse_hw_addr_full(const char *s, size_t expected_len, struct hw_addr *ret);
+/* Lowercase hex, with ':' between bytes unless no_colon. */
+char *hw_addr_to_string(const struct hw_addr *a, bool no_colon, char buf[static HW_ADDR_STR_MAX]);
+
 /* ---- kernel command line ---- */
 
 #define CMDLINE_MAX (64 * 1024)

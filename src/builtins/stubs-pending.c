@@ -13,12 +13,6 @@ int builtin_blkid(struct udev_event *ev, int argc, char *argv[], bool test)
         return -EOPNOTSUPP;
 }
 
-int builtin_net_id(struct udev_event *ev, int argc, char *argv[], bool test)
-{
-        (void)ev, (void)argc, (void)argv, (void)test;
-        return -EOPNOTSUPP;
-}
-
 int builtin_net_setup_link(struct udev_event *ev, int argc, char *argv[], bool test)
 {
         (void)ev, (void)argc, (void)argv, (void)test;
