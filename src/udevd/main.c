@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exec/exec-client.h"
+#include "exec/exec-helper.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/time-util.h"
@@ -238,7 +240,7 @@ int main(int argc, char *argv[])
 {
         struct udevd_settings settings = {
                 .event_timeout_usec = 180 * USEC_PER_SEC,
-                .timeout_signal = SIGKILL,
+                .timeout_signal = SIGTERM,
                 .run_dir = UDEVD_RUN_DIR,
         };
         struct manager *m = NULL;
@@ -246,6 +248,7 @@ int main(int argc, char *argv[])
         sigset_t all;
         int r;
 
+        exec_helper_run_if_requested(argc, argv); /* hidden --exec-helper=FD: never returns */
         log_set_target(LOG_TARGET_CONSOLE, "udevd");
         /* As systemd-udevd: the environment may choose level and target. Read
          * once here, before any thread exists. */
@@ -296,14 +299,28 @@ int main(int argc, char *argv[])
                 }
         }
 
+        /* Before any thread exists (exec/exec-client.h). */
+        struct exec_client_config exec_cfg = {
+                .timeout_signal = settings.timeout_signal,
+                .timeout_usec = settings.event_timeout_usec,
+                .exec_delay_usec = settings.exec_delay_usec,
+                .helper_log_level = log_get_max_level(),
+        };
+        r = exec_client_new(&exec_cfg, &settings.exec);
+        if (r < 0) {
+                log_error_errno(r, "Failed to start the exec helper: %m");
+                return EXIT_FAILURE;
+        }
         r = manager_new(&settings, &m);
         if (r < 0) {
                 log_error_errno(r, "Failed to initialize: %m");
+                exec_client_free(settings.exec);
                 return EXIT_FAILURE;
         }
         r = manager_start(m);
         if (r < 0) {
                 manager_free(m);
+                exec_client_free(settings.exec);
                 return EXIT_FAILURE;
         }
         if (ready_fd >= 0) {
@@ -314,5 +331,6 @@ int main(int argc, char *argv[])
         if (r == -ETIMEDOUT)
                 _exit(EXIT_SUCCESS); /* workers stuck in abandoned events: do not join */
         manager_free(m);
+        exec_client_free(settings.exec);
         return r == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

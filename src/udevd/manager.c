@@ -14,6 +14,7 @@
 
 #include "device/db.h"
 #include "device/node.h"
+#include "exec/exec-client.h"
 #include "rules/rules.h"
 #include "shared/fileio.h"
 #include "shared/log.h"
@@ -352,6 +353,13 @@ static int setup_signals(struct manager *m)
         return loop_add(m->loop, m->signal_fd, EPOLLIN, on_signal, m);
 }
 
+/* The exec helper exited: reap it, log it, start a new one. */
+static void on_exec_helper(struct loop *l, int fd, uint32_t revents, void *userdata)
+{
+        struct manager *m = userdata;
+        (void)exec_client_process(m->settings->exec);
+}
+
 static int setup_timer(struct manager *m)
 {
         struct itimerspec its = {
@@ -426,6 +434,12 @@ int manager_new(const struct udevd_settings *settings, struct manager **ret)
         r = setup_timer(m);
         if (r < 0)
                 goto fail;
+        if (settings->exec) {
+                r = loop_add(m->loop, exec_client_get_fd(settings->exec), EPOLLIN, on_exec_helper,
+                             m);
+                if (r < 0)
+                        goto fail;
+        }
         r = broadcaster_open(&m->bc);
         if (r < 0) {
                 log_error_errno(r, "Failed to open the broadcast socket: %m");

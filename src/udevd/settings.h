@@ -7,6 +7,8 @@
 
 #include "rules/rules.h"
 
+struct exec_client;
+
 #define UDEVD_RUN_DIR "/run/udev"
 #define UDEVD_QUEUE_CAPACITY 20000        /* queued+running events before the listener pauses */
 #define UDEVD_RCVBUF_SIZE (128 * 1024 * 1024)
@@ -17,8 +19,12 @@ struct udevd_settings {
         bool debug;
         unsigned children_max;          /* 0 = automatic */
         uint64_t event_timeout_usec;    /* default 180 s */
-        uint64_t exec_delay_usec;       /* accepted; used by the exec helper (issue 3) */
-        int timeout_signal;             /* default SIGKILL */
+        uint64_t exec_delay_usec;       /* sleep before each RUN program (exec-client.h) */
+        int timeout_signal;             /* for timed-out programs; default SIGTERM, then
+                                         * SIGKILL 5 s later */
+        /* The exec helper's client: created in main() before any thread exists;
+         * thread-safe (exec/exec-client.h). */
+        struct exec_client *exec;
         /* Debugging/test knobs (documented in udevd(8) under DEBUGGING). */
         uint64_t debug_event_delay_usec;
         const char *debug_event_delay_match; /* DEVPATH glob or NULL */
