@@ -97,7 +97,7 @@ I8042 = "/devices/platform/i8042"
 
 
 def input_dev(fs, parent, num, name, bus, vendor, product, version, caps, phys="",
-              props="0", modalias=None, event=True):
+              props="0", modalias=None, event=True, extra=()):
     """An input device input<num> below `parent` with an event<num> child.
     caps: dict ev/key/rel/abs/msc/sw/led -> bitmap text (as in sysfs)."""
     base = parent + "/input/input%d" % num
@@ -123,7 +123,7 @@ def input_dev(fs, parent, num, name, bus, vendor, product, version, caps, phys="
         return base
     return fs.device(base + "/event%d" % num, "input",
                      [("MAJOR", "13"), ("MINOR", str(64 + num)),
-                      ("DEVNAME", "input/event%d" % num)])
+                      ("DEVNAME", "input/event%d" % num)] + list(extra))
 
 
 def usb_device(fs, path, busnum, devnum, vid, pid, bcd, product, manufacturer=None,
@@ -243,6 +243,34 @@ def synthetic_inputs(fs, devs):
         bus = 0x18 if name == "in_pointing_stick_prop" else 3
         devs[name] = input_dev(fs, "/devices/virtual", 100 + i, name, bus, 0x1234, 0x100 + i,
                                1, c, props=props)
+
+
+def keyboard_cases(fs, devs):
+    """Inputs below the AT keyboard (serio0) and the trackpoint (serio2) whose
+    event nodes carry the properties the keyboard builtin acts on (normally
+    imported from hwdb; here in the uevent file, which sd-device reads as
+    properties too). The fake tree has no evdev nodes, so only what needs no
+    ioctl can run to the end: force_release and sensitivity writes."""
+    kbd = {"ev": "120013", "key": KBD_KEY, "msc": "10"}
+    serio0, serio2 = I8042 + "/serio0", I8042 + "/serio1/serio2"
+    cases = [
+        ("kbd_force_release", serio0, [("KEYBOARD_KEY_a0", "!"), ("KEYBOARD_KEY_zz", "!"),
+                                       ("KEYBOARD_KEY_1e", "!"), ("KEYBOARD_KEY_", "!")]),
+        ("kbd_map_key", serio0, [("KEYBOARD_KEY_a0", "!mute")]),
+        ("kbd_map_number", serio0, [("KEYBOARD_KEY_a1", "113")]),
+        ("kbd_evdev_abs", serio0, [("EVDEV_ABS_00", "1:2:3:4:5")]),
+        ("kbd_bad_abs_code", serio0, [("EVDEV_ABS_xy", "1:2")]),
+        ("kbd_no_props", serio0, []),
+        ("tp_sensitivity", serio2, [("POINTINGSTICK_SENSITIVITY", "200")]),
+        ("tp_sensitivity_octal", serio2, [("POINTINGSTICK_SENSITIVITY", "010")]),
+        ("tp_sensitivity_range", serio2, [("POINTINGSTICK_SENSITIVITY", "300")]),
+        ("tp_sensitivity_bad", serio2, [("POINTINGSTICK_SENSITIVITY", "fast")]),
+        ("kbd_no_serio", "/devices/virtual", [("KEYBOARD_KEY_a0", "!")]),
+    ]
+    for i, (name, parent, extra) in enumerate(cases):
+        devs[name] = input_dev(fs, parent, 40 + i, name, 0x11, 1, 1, 1, kbd, extra=extra)
+    devs["kbd_no_devname"] = parent_input = I8042 + "/serio0/input/input3"
+    del parent_input
 
 
 # 64-bit capability words as the kernel prints them (most significant first)
@@ -385,6 +413,7 @@ def build(root):
     devs["input_no_event"] = input_dev(fs, "/devices/virtual", 23, "No Event", 3, 1, 4, 1,
                                        {"ev": "3", "key": KBD_KEY}, event=False)
 
+    keyboard_cases(fs, devs)
     synthetic_inputs(fs, devs)
     # Wacom-like tablet pad: abs axes, BTN_0 and BTN_STYLUS but no pen
     devs["tablet_pad_stylus"] = input_dev(fs, "/devices/virtual", 24, "Tablet Pad Stylus", 3,

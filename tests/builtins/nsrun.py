@@ -1,12 +1,15 @@
 """Run commands against a fake /sys in a private mount namespace.
 
-    nsrun.py --sys DIR [--etc-udev DIR] [--dev-node PATH]... < commands.json
+    nsrun.py --sys DIR [--etc-udev DIR] [--dev-node PATH]... [--run-file REL:TEXT]...
+             [--dev-file REL:MODE]... < commands.json
 
 Re-executes itself under `unshare -m --propagation private`, then: bind-mounts
 DIR over /sys, mounts a tmpfs on /run (an empty /run/udev) and on /dev (with
 bind mounts of /dev/null and of each --dev-node that exists), bind-mounts
 --etc-udev over /etc/udev (where both systemd's udevadm and ours find
-hwdb.bin). Nothing outside the new namespace is touched.
+hwdb.bin); creates each --run-file under /run and each --dev-file (a regular
+file standing in for a device node) under /dev. Nothing outside the new
+namespace is touched.
 
 stdin: JSON list of {"argv": [...], "env": {...}}; stdout: JSON list of
 {"rc", "stdout", "stderr"} in the same order. SYSTEMD_DEVICE_VERIFY_SYSFS=0 is
@@ -42,7 +45,6 @@ def inner(args):
     mount("--bind", args.sys, "/sys")
     mount("-t", "tmpfs", "-o", "mode=0755", "tmpfs", "/run")
     os.makedirs("/run/udev", exist_ok=True)
-    mount("-t", "tmpfs", "-o", "mode=0755", "tmpfs", "/run/.dev-stage")  if False else None
     stage = "/run/.dev"
     os.makedirs(stage)
     for n in ["/dev/null"] + dev_nodes:
@@ -56,6 +58,18 @@ def inner(args):
         os.makedirs(os.path.dirname(n), exist_ok=True)
         open(n, "w").close()
         mount("--move", t, n)
+    for spec in args.run_file:
+        rel, _, content = spec.partition(":")
+        p = os.path.join("/run", rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write(content.replace("\\n", "\n"))
+    for spec in args.dev_file:
+        rel, _, mode = spec.partition(":")
+        p = os.path.join("/dev", rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        open(p, "w").close()
+        os.chmod(p, int(mode or "0660", 8))
     if args.etc_udev:
         mount("--bind", args.etc_udev, "/etc/udev")
     cmds = json.load(sys.stdin)
@@ -78,6 +92,10 @@ def main():
     ap.add_argument("--sys", required=True)
     ap.add_argument("--etc-udev")
     ap.add_argument("--dev-node", action="append", default=[])
+    ap.add_argument("--run-file", action="append", default=[],
+                    help="REL:CONTENT, a file under the private /run ('\\n' = newline)")
+    ap.add_argument("--dev-file", action="append", default=[],
+                    help="REL:MODE, a regular file under the private /dev")
     args = ap.parse_args()
     return inner(args) if args.inner else outer(args)
 
