@@ -15,7 +15,9 @@
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/time-util.h"
+#include "udevd/config.h"
 #include "udevd/manager.h"
+#include "udevd/notify.h"
 #include "udevd/settings.h"
 
 unsigned udevd_default_children_max(void)
@@ -82,6 +84,7 @@ enum {
         ARG_DEBUG_EVENT_DELAY_MATCH,
         ARG_TEST_ACCEPT_USER_UEVENTS,
         ARG_RULES_DIR,
+        ARG_READY_FD,
 };
 
 /* Returns 1 to continue, 0 to exit successfully, <0 on error. */
@@ -102,6 +105,7 @@ static int parse_argv(int argc, char *argv[], struct udevd_settings *s)
                   ARG_DEBUG_EVENT_DELAY_MATCH },
                 { "test-accept-user-uevents", no_argument, NULL, ARG_TEST_ACCEPT_USER_UEVENTS },
                 { "rules-dir", required_argument, NULL, ARG_RULES_DIR },
+                { "ready-fd", required_argument, NULL, ARG_READY_FD },
                 {}
         };
         uint64_t usec;
@@ -176,6 +180,19 @@ static int parse_argv(int argc, char *argv[], struct udevd_settings *s)
                 case ARG_DEBUG_EVENT_DELAY_MATCH:
                         s->debug_event_delay_match = optarg;
                         break;
+                case ARG_READY_FD: {
+                        char *end;
+                        long fd = strtol(optarg, &end, 10);
+                        if (!*optarg || *end || fd < 3 || fd > 1024 ||
+                            fcntl((int)fd, F_GETFD) < 0) {
+                                log_error("Invalid --ready-fd='%s': not an open descriptor >= 3",
+                                          optarg);
+                                return -EINVAL;
+                        }
+                        (void)fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+                        s->ready_fd = (int)fd;
+                        break;
+                }
                 case ARG_TEST_ACCEPT_USER_UEVENTS:
                         s->accept_user_uevents = true;
                         break;
@@ -242,6 +259,7 @@ int main(int argc, char *argv[])
                 .event_timeout_usec = 180 * USEC_PER_SEC,
                 .timeout_signal = SIGTERM,
                 .run_dir = UDEVD_RUN_DIR,
+                .ready_fd = -1,
         };
         struct manager *m = NULL;
         int ready_fd = -1;
@@ -252,6 +270,11 @@ int main(int argc, char *argv[])
         log_set_target(LOG_TARGET_CONSOLE, "udevd");
         /* As systemd-udevd: the environment may choose level and target. Read
          * once here, before any thread exists. */
+        /* Precedence (event-processing.md §13): defaults < udev.conf <
+         * $SYSTEMD_LOG_LEVEL (log level only) < options < kernel command line. */
+        struct udevd_config conf = { 0 }, kernel_conf = { 0 };
+        udev_conf_load(&conf);
+        udevd_config_apply(&conf, &settings);
         const char *env_level = getenv("SYSTEMD_LOG_LEVEL");
         const char *env_target = getenv("SYSTEMD_LOG_TARGET");
         if (env_level && log_level_from_string(env_level) >= 0)
@@ -259,6 +282,8 @@ int main(int argc, char *argv[])
         r = parse_argv(argc, argv, &settings);
         if (r <= 0)
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        proc_cmdline_load(&kernel_conf);
+        udevd_config_apply(&kernel_conf, &settings);
         enum log_target target = LOG_TARGET_AUTO;
         if (env_target) {
                 if (streq(env_target, "console"))
@@ -327,7 +352,14 @@ int main(int argc, char *argv[])
                 ssize_t _unused_ w = write(ready_fd, "R", 1);
                 ready_fd = safe_close(ready_fd);
         }
+        struct notifier notifier;
+        char status[64];
+        notifier_init(&notifier, settings.ready_fd);
+        snprintf(status, sizeof(status), "Processing with %u children at max",
+                 settings.children_max ?: udevd_default_children_max());
+        notifier_ready(&notifier, status);
         r = manager_run(m);
+        (void)notifier_send(&notifier, "STOPPING=1");
         if (r == -ETIMEDOUT)
                 _exit(EXIT_SUCCESS); /* workers stuck in abandoned events: do not join */
         manager_free(m);

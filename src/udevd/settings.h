@@ -16,6 +16,7 @@ struct exec_client;
 
 struct udevd_settings {
         bool daemonize;
+        int ready_fd;                   /* --ready-fd=N (s6 style), -1 = none */
         bool debug;
         unsigned children_max;          /* 0 = automatic */
         uint64_t event_timeout_usec;    /* default 180 s */
