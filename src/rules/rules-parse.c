@@ -158,7 +158,7 @@ int rules_reader_next(struct rules_reader *r)
 
                 k = read_physical(r, &p, &n);
                 if (k == -ENOBUFS) {
-                        rules_diag_log(r->diag, LOG_ERR, r->lineno + 1, 0,
+                        rules_diag_log(r->diag, LOG_ERR, r->lineno + 1, 1,
                                        "Line is too long (%u characters or more), ignoring "
                                        "it and the rest of the file.", RULES_LINE_MAX);
                         r->done = true;
@@ -166,7 +166,7 @@ int rules_reader_next(struct rules_reader *r)
                 }
                 if (k == 0) {
                         if (continuation && !ignore)
-                                rules_diag_log(r->diag, LOG_ERR, r->lineno, 0,
+                                rules_diag_log(r->diag, LOG_ERR, r->lineno, 1,
                                                "Unexpected end of file after line "
                                                "continuation, line ignored.");
                         r->done = true;
@@ -209,7 +209,7 @@ int rules_reader_next(struct rules_reader *r)
                 }
 
                 if (ignore) {
-                        rules_diag_log(r->diag, LOG_ERR, r->lineno, 0,
+                        rules_diag_log(r->diag, LOG_ERR, r->lineno, 1,
                                        "Line is too long, ignored.");
                         buf_clear(r);
                         continuation = ignore = false;

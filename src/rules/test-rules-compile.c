@@ -867,16 +867,16 @@ static void test_debian_rules(void)
 
         /* names resolved per event: nothing at all to report */
         capture_begin(&cap);
-        clock_gettime(CLOCK_MONOTONIC, &a);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
         ASSERT_EQ(rules_load(&o, &r), 0);
-        clock_gettime(CLOCK_MONOTONIC, &b);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
         msgs = capture_end(&cap);
         ASSERT_STREQ(msgs, "");
         ASSERT_EQ(r->stats.errors, 0);
         ASSERT_EQ(r->stats.warnings, 0);
         ASSERT_TRUE(r->stats.files >= 30);
         ASSERT_TRUE(r->stats.lines > 400);
-        fprintf(stderr, "(%u files, %u lines, %u tokens in %.2f ms) ", r->stats.files,
+        fprintf(stderr, "(%u files, %u lines, %u tokens in %.2f ms CPU) ", r->stats.files,
                 r->stats.lines, r->stats.tokens,
                 (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6);
         unsigned unknown = count_unknown_groups(r);

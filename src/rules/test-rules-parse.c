@@ -101,9 +101,9 @@ static void test_reader_continuation(void)
         LINES("a\\\r\nb\r\n", "2:ab|", NULL);
         /* end of text inside a continuation */
         LINES("a\nb\\\n", "1:a|",
-              "E 2 Unexpected end of file after line continuation, line ignored.\n");
+              "E 2:1 Unexpected end of file after line continuation, line ignored.\n");
         LINES("b\\\n# c\n", "",
-              "E 2 Unexpected end of file after line continuation, line ignored.\n");
+              "E 2:1 Unexpected end of file after line continuation, line ignored.\n");
 }
 
 static char *repeat(char c, size_t n, const char *prefix, const char *suffix)
@@ -135,7 +135,7 @@ static void test_reader_limits(void)
         t = repeat('x', RULES_LINE_MAX, "a\n", "\nb\n");
         got = read_lines(t, strlen(t), &m);
         ASSERT_STREQ(got, "1:a|");
-        ASSERT_STREQ(m, "E 2 Line is too long (16384 characters or more), ignoring it and the "
+        ASSERT_STREQ(m, "E 2:1 Line is too long (16384 characters or more), ignoring it and the "
                         "rest of the file.\n");
         free(got);
         free(m);
@@ -166,7 +166,7 @@ static void test_reader_limits(void)
         t = repeat('y', RULES_LINE_MAX - 1 - 1, "a\\\n", "\\\nz\\\nw\nq\n");
         got = read_lines(t, strlen(t), &m);
         ASSERT_STREQ(got, "5:q|");
-        ASSERT_STREQ(m, "E 4 Line is too long, ignored.\n");
+        ASSERT_STREQ(m, "E 4:1 Line is too long, ignored.\n");
         free(got);
         free(m);
         free(t);
