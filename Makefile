@@ -24,7 +24,7 @@ BASEFLAGS = -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(PACKAGE_VERSION)"' -Isrc \
 ALL_CFLAGS  = $(BASEFLAGS) $(WARNFLAGS) $(SANFLAGS) $(PTHREAD_CFLAGS) \
               $(LIBUDEV_CFLAGS) $(LIBKMOD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
-LIBS        = $(LIBUDEV_LIBS) $(LIBKMOD_LIBS) $(PTHREAD_LIBS)
+LIBS        = $(LIBUDEV_LIBS) $(LIBKMOD_LIBS) $(BLKID_LIBS) $(PTHREAD_LIBS)
 
 srcs_of = $(sort $(filter-out src/$(1)/test-%.c,$(wildcard src/$(1)/*.c)))
 SHARED_SRC = $(call srcs_of,shared)

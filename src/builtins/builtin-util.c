@@ -125,6 +125,27 @@ int parse_atoi(const char *s, int *ret)
         return 0;
 }
 
+int parse_atolli(const char *s, long long *ret)
+{
+        unsigned base = 0;
+        char *end = NULL;
+        long long v;
+
+        if (!s)
+                return -EINVAL;
+        s += strspn(s, WHITESPACE);
+        s = mangle_base(s, &base);
+        errno = 0;
+        v = strtoll(s, &end, (int)base);
+        if (errno > 0)
+                return -errno;
+        if (!end || end == s || *end)
+                return -EINVAL;
+        if (ret)
+                *ret = v;
+        return 0;
+}
+
 int parse_boolean(const char *s)
 {
         static const char *const yes[] = { "1", "yes", "y", "true", "t", "on" };

@@ -24,6 +24,8 @@ static inline int parse_atou(const char *s, unsigned *ret) { return parse_atou_f
 int parse_atollu_full(const char *s, unsigned base, unsigned long long *ret);
 /* systemd's safe_atoi() (base auto detected). */
 int parse_atoi(const char *s, int *ret);
+/* systemd's safe_atolli() / safe_atoi64() (base auto detected). */
+int parse_atolli(const char *s, long long *ret);
 /* systemd's safe_atou64() / safe_atou32(): parse_atollu_full(s, 0) with range check. */
 int parse_atou32(const char *s, uint32_t *ret);
 

@@ -7,12 +7,6 @@
 
 #include "builtins/builtins-internal.h"
 
-int builtin_blkid(struct udev_event *ev, int argc, char *argv[], bool test)
-{
-        (void)ev, (void)argc, (void)argv, (void)test;
-        return -EOPNOTSUPP;
-}
-
 int builtin_net_setup_link(struct udev_event *ev, int argc, char *argv[], bool test)
 {
         (void)ev, (void)argc, (void)argv, (void)test;
