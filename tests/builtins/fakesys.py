@@ -293,6 +293,18 @@ def build(root):
               {"vendor": "0x8086", "device": "0xa348", "class": "0x040300"},
               driver="snd_hda_intel")
     devs["pci_audio"] = PCI_AUDIO
+    # for kmod: a PCI device whose modalias the test module directory knows
+    devs["pci_fake"] = fs.device(
+        "/devices/pci0000:00/0000:00:1c.0", "pci",
+        [("PCI_CLASS", "20000"), ("PCI_ID", "1234:5678"), ("PCI_SUBSYS_ID", "0000:0000"),
+         ("PCI_SLOT_NAME", "0000:00:1c.0"),
+         ("MODALIAS", "pci:v00001234d00005678sv00000000sd00000000bc02sc00i00")],
+        {"vendor": "0x1234", "device": "0x5678", "class": "0x020000"})
+    devs["pci_builtin"] = fs.device(
+        "/devices/pci0000:00/0000:00:1d.0", "pci",
+        [("PCI_CLASS", "20000"), ("PCI_ID", "abcd:0001"), ("PCI_SLOT_NAME", "0000:00:1d.0"),
+         ("MODALIAS", "pci:v0000ABCDd00000001sv00000000sd00000000bc02sc00i00")],
+        {"vendor": "0xabcd", "device": "0x0001", "class": "0x020000"})
     devs["sound_card_pci"] = fs.device(PCI_AUDIO + "/sound/card0", "sound", [],
                                        {"id": "PCH", "number": "0"})
     devs["sound_pcm_pci"] = fs.device(PCI_AUDIO + "/sound/card0/pcmC0D0p", "sound",

@@ -1,103 +1,148 @@
-"""Run commands against a fake /sys in a private mount namespace.
+"""Run commands against fake /sys trees in a private mount namespace.
 
-    nsrun.py --sys DIR [--etc-udev DIR] [--dev-node PATH]... [--run-file REL:TEXT]...
-             [--dev-file REL:MODE]... < commands.json
+    nsrun.py < plan.json > results.json
 
-Re-executes itself under `unshare -m --propagation private`, then: bind-mounts
-DIR over /sys, mounts a tmpfs on /run (an empty /run/udev) and on /dev (with
-bind mounts of /dev/null and of each --dev-node that exists), bind-mounts
---etc-udev over /etc/udev (where both systemd's udevadm and ours find
-hwdb.bin); creates each --run-file under /run and each --dev-file (a regular
-file standing in for a device node) under /dev. Nothing outside the new
-namespace is touched.
+The plan is a list of groups:
 
-stdin: JSON list of {"argv": [...], "env": {...}}; stdout: JSON list of
-{"rc", "stdout", "stderr"} in the same order. SYSTEMD_DEVICE_VERIFY_SYSFS=0 is
-set for every command so that systemd's sd-device accepts a tree that is not
-on a sysfs mount.
+    {"sys": DIR,                 bind-mounted over /sys
+     "etc_udev": DIR or null,    bind-mounted over /etc/udev (hwdb.bin)
+     "dev_nodes": [PATH...],     real nodes bind-mounted into the private /dev
+     "dev_files": {REL: MODE},   regular files under /dev standing in for nodes
+     "run_files": {REL: TEXT},   files under the private /run
+     "cmds": [{"argv": [...], "env": {...}}...],
+     "snapshot": [PATH...]}      read after the commands (content; for /dev
+                                 paths also mode and POSIX ACL xattr)
+
+For each group: a fresh tmpfs on /run (with an empty /run/udev) and on /dev
+(/dev/null plus dev_nodes and dev_files), then the binds; everything is
+unmounted again before the next group. The process first moves itself into
+a new mount namespace (unshare(CLONE_NEWNS), then makes every mount private)
+and checks that it did, so nothing outside that namespace is ever touched.
+Output: a list with, per group, {"results": [{"rc","stdout","stderr"}...],
+"snapshot": {PATH: value}}. SYSTEMD_DEVICE_VERIFY_SYSFS=0 is set for every
+command so that systemd's sd-device accepts a tree that is not on sysfs.
 """
 
-import argparse
+import ctypes
 import json
 import os
 import subprocess
 import sys
 
+CLONE_NEWNS = 0x00020000
+MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+MNT_DETACH = 2
 
-def outer(args):
-    cmd = ["unshare", "-m", "--propagation", "private", sys.executable,
-           os.path.abspath(__file__), "--inner"] + sys.argv[1:]
-    p = subprocess.run(cmd, stdin=sys.stdin, check=False)
-    return p.returncode
-
-
-def mount(*a):
-    subprocess.run(["mount"] + list(a), check=True)
+libc = ctypes.CDLL(None, use_errno=True)
 
 
-def inner(args):
-    me = os.readlink("/proc/self/ns/mnt")
-    parent = os.readlink("/proc/%d/ns/mnt" % os.getppid())
-    if me == parent:
-        print("nsrun: not in a private mount namespace, refusing", file=sys.stderr)
-        return 2
-    dev_nodes = [n for n in args.dev_node if os.path.exists(n)]
-    mount("--bind", args.sys, "/sys")
-    mount("-t", "tmpfs", "-o", "mode=0755", "tmpfs", "/run")
+def check(r, what):
+    if r != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, "%s: %s" % (what, os.strerror(e)))
+
+
+def mount(src, target, fstype=None, flags=0, data=None):
+    check(libc.mount(src.encode() if src else None, target.encode(),
+                     fstype.encode() if fstype else None, ctypes.c_ulong(flags),
+                     data.encode() if data else None), "mount %s" % target)
+
+
+def umount(target):
+    check(libc.umount2(target.encode(), MNT_DETACH), "umount %s" % target)
+
+
+def enter_namespace():
+    before = os.readlink("/proc/self/ns/mnt")
+    check(libc.unshare(CLONE_NEWNS), "unshare")
+    if os.readlink("/proc/self/ns/mnt") == before:
+        raise SystemExit("nsrun: not in a private mount namespace, refusing")
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+
+
+def touch(path, mode=0o644):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w"):
+        pass
+    os.chmod(path, mode)
+
+
+def setup(g):
+    mounts = []
+    # /dev: stage the real nodes under the new /run first, then a new tmpfs
+    mount("tmpfs", "/run", "tmpfs", 0, "mode=0755")
+    mounts.append("/run")
+    nodes = ["/dev/null"] + [n for n in g.get("dev_nodes", []) if os.path.exists(n)]
+    stage = "/run/.nsrun-dev"
+    for n in nodes:
+        touch(stage + n)
+        mount(n, stage + n, None, MS_BIND)
+    mount("tmpfs", "/dev", "tmpfs", 0, "mode=0755")
+    mounts.append("/dev")
+    for n in nodes:
+        touch(n)
+        mount(stage + n, n, None, MS_BIND)
+        umount(stage + n)
+        mounts.append(n)
+    for rel, mode in g.get("dev_files", {}).items():
+        touch(os.path.join("/dev", rel), int(mode, 8))
     os.makedirs("/run/udev", exist_ok=True)
-    stage = "/run/.dev"
-    os.makedirs(stage)
-    for n in ["/dev/null"] + dev_nodes:
-        t = stage + n[len("/dev"):]
-        os.makedirs(os.path.dirname(t), exist_ok=True)
-        open(t, "w").close()
-        mount("--bind", n, t)
-    mount("-t", "tmpfs", "-o", "mode=0755", "tmpfs", "/dev")
-    for n in ["/dev/null"] + dev_nodes:
-        t = stage + n[len("/dev"):]
-        os.makedirs(os.path.dirname(n), exist_ok=True)
-        open(n, "w").close()
-        mount("--move", t, n)
-    for spec in args.run_file:
-        rel, _, content = spec.partition(":")
+    for rel, text in g.get("run_files", {}).items():
         p = os.path.join("/run", rel)
         os.makedirs(os.path.dirname(p), exist_ok=True)
         with open(p, "w") as f:
-            f.write(content.replace("\\n", "\n"))
-    for spec in args.dev_file:
-        rel, _, mode = spec.partition(":")
-        p = os.path.join("/dev", rel)
-        os.makedirs(os.path.dirname(p), exist_ok=True)
-        open(p, "w").close()
-        os.chmod(p, int(mode or "0660", 8))
-    if args.etc_udev:
-        mount("--bind", args.etc_udev, "/etc/udev")
-    cmds = json.load(sys.stdin)
-    out = []
-    for c in cmds:
-        env = dict(os.environ)
-        env["SYSTEMD_DEVICE_VERIFY_SYSFS"] = "0"
-        env.update(c.get("env", {}))
-        p = subprocess.run(c["argv"], env=env, capture_output=True, check=False)
-        out.append({"rc": p.returncode,
-                    "stdout": p.stdout.decode("utf-8", "replace"),
-                    "stderr": p.stderr.decode("utf-8", "replace")})
-    json.dump(out, sys.stdout)
-    return 0
+            f.write(text)
+    mount(g["sys"], "/sys", None, MS_BIND)
+    mounts.append("/sys")
+    if g.get("etc_udev"):
+        mount(g["etc_udev"], "/etc/udev", None, MS_BIND)
+        mounts.append("/etc/udev")
+    return mounts
+
+
+def snapshot(paths):
+    out = {}
+    for p in paths:
+        try:
+            with open(p, "rb") as f:
+                out[p] = f.read().decode("latin-1")
+        except OSError as e:
+            out[p] = "error %d" % e.errno
+        if p.startswith("/dev/"):
+            try:
+                out[p + "@acl"] = os.getxattr(p, "system.posix_acl_access").hex()
+            except OSError as e:
+                out[p + "@acl"] = "error %d" % e.errno
+            try:
+                out[p + "@mode"] = oct(os.stat(p).st_mode)
+            except OSError as e:
+                out[p + "@mode"] = "error %d" % e.errno
+    return out
+
+
+def run_group(g):
+    mounts = setup(g)
+    try:
+        results = []
+        for c in g["cmds"]:
+            env = dict(os.environ)
+            env["SYSTEMD_DEVICE_VERIFY_SYSFS"] = "0"
+            env.update(c.get("env", {}))
+            p = subprocess.run(c["argv"], env=env, capture_output=True, check=False)
+            results.append({"rc": p.returncode,
+                            "stdout": p.stdout.decode("utf-8", "replace"),
+                            "stderr": p.stderr.decode("utf-8", "replace")})
+        return {"results": results, "snapshot": snapshot(g.get("snapshot", []))}
+    finally:
+        for m in reversed(mounts):
+            umount(m)
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--inner", action="store_true")
-    ap.add_argument("--sys", required=True)
-    ap.add_argument("--etc-udev")
-    ap.add_argument("--dev-node", action="append", default=[])
-    ap.add_argument("--run-file", action="append", default=[],
-                    help="REL:CONTENT, a file under the private /run ('\\n' = newline)")
-    ap.add_argument("--dev-file", action="append", default=[],
-                    help="REL:MODE, a regular file under the private /dev")
-    args = ap.parse_args()
-    return inner(args) if args.inner else outer(args)
+    plan = json.load(sys.stdin)
+    enter_namespace()
+    json.dump([run_group(g) for g in plan], sys.stdout)
+    return 0
 
 
 if __name__ == "__main__":
