@@ -301,7 +301,9 @@ static void check_event_timeout(struct queued_event *qe, void *userdata)
         struct timeout_check *tc = userdata;
         const struct uevent *ev = queued_event_uevent(qe);
         uint64_t timeout = tc->m->settings->event_timeout_usec;
-        uint64_t age = tc->now - queued_event_start_usec(qe);
+        uint64_t start = queued_event_start_usec(qe);
+        /* started by a worker after tc->now was taken: not late */
+        uint64_t age = start < tc->now ? tc->now - start : 0;
         uint64_t warn_at = (timeout + 2) / 3;
 
         if (queued_event_abandoned(qe))
