@@ -1,0 +1,67 @@
+"""Builtins run by the daemon's worker threads on real kernel events (veth
+pairs): IMPORT{builtin} properties reach the broadcast, and a kmod module
+insertion failure (this VM cannot load modules; the test's fake module
+directory, tests/builtins/kmodfix.py, makes sure something is found) is
+logged while the event completes normally, as with systemd."""
+
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "builtins"))
+
+import kmodfix  # noqa: E402
+from test_rules_daemon import start, udev_add, write_rules  # noqa: E402
+from tudevlib import wait_until  # noqa: E402
+
+
+def test_kmod_failure_does_not_fail_the_event(tmp_path, udevd_factory, net, udev_mon,
+                                               monkeypatch):
+    if not kmodfix.tools_available():
+        pytest.skip("gcc or depmod (package kmod) missing: run tools/install-deps")
+    moddir, conf = kmodfix.build(str(tmp_path / "modules"))
+    monkeypatch.setenv("TUDEV_TEST_KMOD_DIR", moddir)
+    monkeypatch.setenv("TUDEV_TEST_KMOD_CONFIG", conf)
+    rdir = tmp_path / "rules"
+    write_rules(rdir, r'''
+SUBSYSTEM=="net", ACTION=="add", KERNEL=="kma*", IMPORT{builtin}="kmod load fake_c", \
+  ENV{KM_IMPORT}="ok"
+SUBSYSTEM=="net", ACTION=="add", KERNEL=="kma*", RUN{builtin}+="kmod load fake_a fake_b"
+SUBSYSTEM=="net", ACTION=="add", KERNEL=="kma*", ENV{KM_AFTER}="1"
+''')
+    d = start(udevd_factory, rdir)
+    net.add_veth("kma0", "kmb0")
+    ev = udev_add(udev_mon, "/devices/virtual/net/kma0")
+    assert ev.props.get("KM_IMPORT") == "ok", ev.props
+    assert ev.props.get("KM_AFTER") == "1", ev.props
+    assert wait_until(lambda: "Module 'fake_b' is deny-listed" in d.log(), 10), d.log_tail()
+    log = d.log()
+    assert "Failed to insert module 'fake_c'" in log
+    assert "Failed to insert module 'fake_a'" in log
+
+
+def test_hwdb_and_input_id_on_a_net_device(tmp_path, udevd_factory, net, udev_mon):
+    """hwdb with an explicit key (the sandbox has no hwdb.bin unless the host
+    has one: then the IMPORT fails and the rule's ENV is not set) and input_id
+    (not an input device: succeeds without properties)."""
+    rdir = tmp_path / "rules"
+    write_rules(rdir, r'''
+SUBSYSTEM=="net", ACTION=="add", KERNEL=="hwa*", IMPORT{builtin}="input_id", ENV{IN_OK}="1"
+SUBSYSTEM=="net", ACTION=="add", KERNEL=="hwa*", IMPORT{builtin}="hwdb 'usb:v1D6Bp0002'", \
+  ENV{HW_OK}="1"
+''')
+    start(udevd_factory, rdir)
+    net.add_veth("hwa0", "hwb0")
+    ev = udev_add(udev_mon, "/devices/virtual/net/hwa0")
+    assert ev.props.get("IN_OK") == "1"
+    assert "ID_INPUT" not in ev.props
+    have_hwdb = any(os.path.exists(p) for p in (
+        "/etc/systemd/hwdb/hwdb.bin", "/etc/udev/hwdb.bin", "/usr/lib/systemd/hwdb/hwdb.bin",
+        "/lib/systemd/hwdb/hwdb.bin", "/lib/udev/hwdb.bin"))
+    if have_hwdb:
+        assert ev.props.get("HW_OK") == "1"
+        assert ev.props.get("ID_VENDOR_FROM_DATABASE") == "Linux Foundation"
+    else:
+        assert "HW_OK" not in ev.props
