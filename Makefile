@@ -20,6 +20,7 @@ WARNFLAGS = -Wall -Wextra $(WERROR) -Wshadow -Wformat=2 -Wmissing-prototypes \
             -Wstrict-prototypes -Wno-unused-parameter -Wvla -Wdate-time
 SANFLAGS  = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all,)
 BASEFLAGS = -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(PACKAGE_VERSION)"' -Isrc \
+            -DTUDEV_RULES_DIR='"$(prefix)/lib/udev/rules.d"' \
             -fstack-protector-strong -fno-strict-aliasing -g
 ALL_CFLAGS  = $(BASEFLAGS) $(WARNFLAGS) $(SANFLAGS) $(PTHREAD_CFLAGS) \
               $(LIBUDEV_CFLAGS) $(LIBKMOD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
@@ -108,7 +109,22 @@ check-build-all:
 	$(MAKE) O=build-asan SANITIZE=address,undefined all
 	$(MAKE) O=build-tsan SANITIZE=thread all
 
-check: check-one check-asan check-tsan
+# Short bounded libFuzzer runs (clang); longer runs: FUZZ_TIME=600 make check-fuzz.
+FUZZ_TIME ?= 20
+FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+              -std=gnu11 -D_GNU_SOURCE -Isrc
+FUZZ_RULES_SRC = tests/fuzz/fuzz-rules.c src/rules/rules-load.c src/rules/rules-parse.c \
+                 src/rules/rules-compile.c src/rules/rules-arena.c src/shared/log.c \
+                 src/shared/hashmap.c src/shared/time-util.c
+$(O)/fuzz/fuzz-rules: $(FUZZ_RULES_SRC)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ $(FUZZ_RULES_SRC)
+check-fuzz: $(O)/fuzz/fuzz-rules
+	rm -rf $(O)/fuzz/corpus-rules && mkdir -p $(O)/fuzz/corpus-rules
+	$(O)/fuzz/fuzz-rules -max_total_time=$(FUZZ_TIME) -max_len=65536 -timeout=10 \
+	    -print_final_stats=1 $(O)/fuzz/corpus-rules tests/fuzz/corpus-rules
+
+check: check-one check-asan check-tsan check-fuzz
 	@echo "all test configurations passed"
 
 # ---------------------------------------------------------------- install
@@ -155,6 +171,6 @@ clean:
 	rm -rf $(O) build-asan build-tsan build-clang
 
 .PHONY: all check check-unit check-integration check-one check-asan check-tsan \
-        install uninstall dist distcheck clean check-build-all
+        install uninstall dist distcheck clean check-build-all check-fuzz
 .SUFFIXES:
 .DELETE_ON_ERROR:

@@ -93,6 +93,8 @@ void *arena_alloc(struct arena *a, size_t size)
         if (!c || c->size - c->used < rounded) {
                 size_t want = a->next_size ? a->next_size : ARENA_FIRST_CHUNK;
 
+                /* a request may exceed a young chunk's size (up to CHUNK/4) */
+                want = MAX(want, rounded);
                 c = chunk_new(a, want);
                 if (!c)
                         return NULL;
