@@ -122,7 +122,7 @@ $(O)/fuzz/fuzz-rules: $(FUZZ_RULES_SRC)
 check-fuzz: $(O)/fuzz/fuzz-rules
 	rm -rf $(O)/fuzz/corpus-rules && mkdir -p $(O)/fuzz/corpus-rules
 	$(O)/fuzz/fuzz-rules -max_total_time=$(FUZZ_TIME) -max_len=65536 -timeout=10 \
-	    -print_final_stats=1 $(O)/fuzz/corpus-rules tests/fuzz/corpus-rules
+	    -print_final_stats=1 -artifact_prefix=$(O)/fuzz/ $(O)/fuzz/corpus-rules tests/fuzz/corpus-rules
 
 check: check-one check-asan check-tsan check-fuzz
 	@echo "all test configurations passed"
