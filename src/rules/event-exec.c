@@ -215,14 +215,107 @@ static int execute_remove(struct udev_event *ev, const struct rules *rules, stru
         return r;
 }
 
-static void log_rename_todo(struct udev_event *ev)
+/* Replace the last component of DEVPATH (INTERFACE_OLD/INTERFACE only
+ * live for this event, like DEVPATH_OLD: not stored). */
+static int event_rename_props(struct udev_event *ev, const char *oldname, const char *newname)
 {
-        if (!ev->name || ev->action != UEVENT_ACTION_ADD)
+        const char *devpath = proplist_get(&ev->props, "DEVPATH");
+        char buf[NODE_PATH_MAX];
+        const char *slash;
+        int r = 0;
+
+        if (devpath && (slash = strrchr(devpath, '/')) &&
+            snprintf(buf, sizeof(buf), "%.*s/%s", (int)(slash - devpath), devpath, newname) <
+                    (int)sizeof(buf))
+                r = proplist_set(&ev->props, "DEVPATH", buf, true);
+        if (r >= 0 && proplist_get(&ev->props, "INTERFACE")) {
+                r = proplist_set(&ev->props, "INTERFACE_OLD", oldname, true);
+                if (r >= 0)
+                        r = proplist_set(&ev->props, "INTERFACE", newname, true);
+        }
+        return r;
+}
+
+/* The old record with ID_RENAMING=1, written before the rename so that
+ * listeners seeing the kernel's RTM_NEWLINK find it (§7 step 3). */
+static void write_renaming_db(struct udev_event *ev, struct node_info *ni)
+{
+        const struct device_roots *roots = device_ctx_roots(ev->ctx);
+        struct db_record rec = {};
+        int r = 0;
+
+        if (!ni->nd.id)
                 return;
-        if (streq(ev->name, device_sysname(ev->dev)))
-                return;
-        log_warning("%s: NAME=\"%s\": renaming network interfaces is not implemented yet, "
-                    "ignoring", device_sysname(ev->dev), ev->name);
+        if (ev->old_db) {
+                rec.link_priority = ev->old_db->link_priority;
+                rec.usec_initialized = ev->old_db->usec_initialized;
+                rec.persist = ev->old_db->persist;
+                r = copy_list(&rec.properties, &ev->old_db->properties, NULL);
+                if (r >= 0)
+                        r = copy_list(&rec.tags, &ev->old_db->tags, NULL);
+                if (r >= 0)
+                        r = copy_list(&rec.current_tags, &ev->old_db->current_tags, NULL);
+        }
+        if (r >= 0)
+                r = strlist_add(&rec.properties, "ID_RENAMING=1");
+        if (r >= 0)
+                r = db_write(roots->run, ni->nd.id, &rec, false, true);
+        if (r < 0)
+                log_debug_errno(r, "%s: Failed to update the database before renaming: %m",
+                                ni->nd.id);
+        db_record_clear(&rec);
+}
+
+/* §7: NAME= on add renames the interface (rtnetlink). Like systemd 255 the
+ * event's DEVPATH/INTERFACE are only switched when the kernel accepted the
+ * new name. Returns 0 or -errno (the event fails: name taken, ...). */
+static int rename_netif(struct udev_event *ev, struct node_info *ni)
+{
+        const char *oldname = device_sysname(ev->dev);
+        int ifindex = 0, r;
+
+        if (!ev->name || ev->action != UEVENT_ACTION_ADD || streq(ev->name, oldname))
+                return 0;
+        if (device_get_ifindex(ev->dev, &ifindex) < 0 || ifindex <= 0)
+                return 0;
+        if (!netif_name_valid(ev->name)) {
+                log_warning("%s: Invalid network interface name, ignoring: %s", oldname,
+                            ev->name);
+                return 0;
+        }
+        if (ev->dry_run) {
+                log_info("%s: would rename network interface %i to '%s' (not applied)", oldname,
+                         ifindex, ev->name);
+                return 0;
+        }
+        r = proplist_set(&ev->props, "ID_RENAMING", "1", false);
+        if (r < 0)
+                return r;
+        write_renaming_db(ev, ni);
+        r = netif_rename(ifindex, ev->name);
+        if (r < 0) {
+                /* not renamed: no ID_RENAMING, the old record as it was (v255) */
+                (void)proplist_unset(&ev->props, "ID_RENAMING");
+                if (ni->nd.id && ev->old_db)
+                        (void)db_write(device_ctx_roots(ev->ctx)->run, ni->nd.id, ev->old_db,
+                                       false, true);
+        }
+        if (r == -EBUSY) {
+                log_info("%s: Network interface '%s' is already up, cannot rename to '%s'.",
+                         oldname, oldname, ev->name);
+                return 0;
+        }
+        if (r == -ENODEV) {
+                log_warning("%s: Network interface %i is gone, not renamed to '%s'.", oldname,
+                            ifindex, ev->name);
+                return 0;
+        }
+        if (r < 0)
+                return log_error_errno(r, "%s: Failed to rename network interface %i from '%s' "
+                                       "to '%s': %m", oldname, ifindex, oldname, ev->name);
+        log_debug("%s: Network interface %i is renamed from '%s' to '%s'", oldname, ifindex,
+                  oldname, ev->name);
+        return event_rename_props(ev, oldname, ev->name);
 }
 
 static int execute_other(struct udev_event *ev, const struct rules *rules, struct node_info *ni)
@@ -245,7 +338,9 @@ static int execute_other(struct udev_event *ev, const struct rules *rules, struc
         if (r < 0)
                 return r;
 
-        log_rename_todo(ev);
+        r = rename_netif(ev, ni);
+        if (r < 0)
+                return r;
         ni->nd.priority = ev->link_priority;
         ev->usec_initialized = old && old->usec_initialized > 0 ? old->usec_initialized
                                                                 : now_usec(CLOCK_MONOTONIC);

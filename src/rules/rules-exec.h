@@ -32,6 +32,13 @@ static inline struct udev_spawner spawn_direct_spawner(struct spawn_direct *sd)
         return (struct udev_spawner){ .spawn = spawn_direct, .userdata = sd };
 }
 
+/* Network interface names (netif-rename.c): valid = 1..15 printable ASCII
+ * characters except ':', '/', '%', not "." / "..", not all digits. */
+bool netif_name_valid(const char *name);
+/* RTM_SETLINK IFLA_IFNAME. 0 or -errno from the kernel (-EBUSY: interface
+ * up, -EEXIST: name taken, -ENODEV: no such interface). */
+int netif_rename(int ifindex, const char *name);
+
 /* Run the collected RUN list of an event (rules.md §12.2): builtins in
  * process, programs through ev->spawner; failures are only logged. */
 void rules_execute_run(struct udev_event *ev);

@@ -309,3 +309,42 @@ def test_debian_rules_process_real_events(udevd_factory, net, loops, udev_mon):
     assert "/dev/disk/by-diskseq/%s" % diskseq in ev.props.get("DEVLINKS", "").split()
     assert os.readlink("/dev/disk/by-diskseq/%s" % diskseq) == "../../loop%d" % idx
     assert "Loaded" in d.log()
+
+
+def test_netif_rename(tmp_path, udevd_factory, net, udev_mon):
+    rdir = tmp_path / "rules"
+    write_rules(rdir, r'''
+SUBSYSTEM=="net", ACTION=="add", KERNEL=="rna0", NAME="rnrenamed"
+SUBSYSTEM=="net", ACTION=="add", KERNEL=="rnc0", NAME="rnd0"
+SUBSYSTEM=="net", ACTION=="add", KERNEL=="rne0", NAME="0123"
+''')
+    start(udevd_factory, rdir)
+    net.add_veth("rna0", "rnb0")
+    got = udev_mon.wait_for(lambda e: e.action == "add" and e.subsystem == "net" and
+                            e.props.get("INTERFACE_OLD") == "rna0", timeout=20)
+    assert got, "no add event for the renamed interface"
+    p = got[0].props
+    assert p["DEVPATH"] == NET + "rnrenamed"
+    assert p["INTERFACE"] == "rnrenamed"
+    assert p["ID_RENAMING"] == "1"
+    assert os.path.exists("/sys/class/net/rnrenamed")
+    net.names.append("rnrenamed")
+    # the kernel's move event follows; it no longer carries ID_RENAMING
+    mv = udev_mon.wait_for(lambda e: e.action == "move" and e.devpath == NET + "rnrenamed",
+                           timeout=20)
+    assert mv and mv[0].props["DEVPATH_OLD"] == NET + "rna0"
+    assert "ID_RENAMING" not in mv[0].props
+    idx = ifindex("rnrenamed")
+    assert wait_until(lambda: "E:ID_RENAMING=1" not in db_lines("/run/udev/data/n%d" % idx), 5)
+
+    # the name is taken by the peer: the event fails with EEXIST
+    net.add_veth("rnc0", "rnd0")
+    bad = udev_add(udev_mon, NET + "rnc0")
+    assert bad.props.get("UDEV_WORKER_FAILED") == "1"
+    assert bad.props.get("UDEV_WORKER_ERRNO") == "17"
+    assert os.path.exists("/sys/class/net/rnc0")
+    # an invalid name is ignored (warning), the event succeeds
+    net.add_veth("rne0", "rnf0")
+    ok = udev_add(udev_mon, NET + "rne0")
+    assert "UDEV_WORKER_FAILED" not in ok.props
+    assert os.path.exists("/sys/class/net/rne0")
