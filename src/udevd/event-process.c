@@ -8,6 +8,7 @@
 
 #include "device/db.h"
 #include "device/device.h"
+#include "exec/exec-udev.h"
 #include "proto/monitor-msg.h"
 #include "rules/event-exec.h"
 #include "rules/rules-exec.h"
@@ -164,7 +165,9 @@ static int event_run_init(struct worker_ctx *w, const struct uevent *ev, struct 
                 .timeout_signal = w->settings->timeout_signal,
                 .exec_delay_usec = w->settings->exec_delay_usec,
         };
-        er->e.spawner = spawn_direct_spawner(&er->spawn); /* the one line to swap for exec_run */
+        /* programs run through the exec helper; directly only without one */
+        er->e.spawner = w->settings->exec ? exec_udev_spawner(w->settings->exec)
+                                          : spawn_direct_spawner(&er->spawn);
         er->e.start_usec = now_usec(CLOCK_MONOTONIC);
         er->e.timeout_usec = w->settings->event_timeout_usec;
         return 0;
