@@ -143,6 +143,45 @@ uninstall:
 	rm -f $(addprefix '$(DESTDIR)$(mandir)/man8/',$(notdir $(MAN8)))
 	rm -f $(addprefix '$(DESTDIR)$(prefix)/lib/udev/rules.d/',$(notdir $(wildcard rules.d/*.rules)))
 
+# Boot integration (init/) and section 7 pages. Every init system's files go
+# to $(initexampledir) for packagers to pick from; the init systems named in
+# INIT (any of: systemd sysvinit openrc runit s6) also get theirs installed
+# where that init system reads them, e.g. make install INIT=openrc. @sbindir@
+# and @bindir@ in the files become the install paths.
+INIT ?=
+initexampledir ?= $(datarootdir)/tudev/init
+systemdunitdir ?= $(prefix)/lib/systemd/system
+initddir ?= $(sysconfdir)/init.d
+runitsvdir ?= $(sysconfdir)/sv
+s6svdir ?= $(sysconfdir)/s6/sv
+MAN7 = $(wildcard man/*.7)
+# shell: "init_dirs": pairs of source directory and destination for INIT
+init_dirs = set -e; pairs="init $(initexampledir)"; for i in $(INIT); do case $$i in \
+	  systemd) pairs="$$pairs init/$$i $(systemdunitdir)";; \
+	  sysvinit|openrc) pairs="$$pairs init/$$i $(initddir)";; \
+	  runit) pairs="$$pairs init/$$i $(runitsvdir)";; \
+	  s6) pairs="$$pairs init/$$i $(s6svdir)";; \
+	  *) echo "INIT: unknown init system '$$i'" >&2; exit 1;; esac; done; set -- $$pairs
+install: install-init
+uninstall: uninstall-init
+install-init:
+	$(init_dirs); while [ $$# -gt 0 ]; do \
+	  for f in $$(cd "$$1" && find . -type f | sort); do \
+	    d="$(DESTDIR)$$2/$${f#./}"; $(MKDIR_P) "$${d%/*}"; \
+	    sed -e 's|@sbindir@|$(sbindir)|g' -e 's|@bindir@|$(bindir)|g' "$$1/$$f" > "$$d"; \
+	    if [ -x "$$1/$$f" ]; then chmod 0755 "$$d"; else chmod 0644 "$$d"; fi; \
+	  done; shift 2; done
+	$(if $(MAN7),$(MKDIR_P) '$(DESTDIR)$(mandir)/man7' && \
+	  $(INSTALL) -m 0644 $(MAN7) '$(DESTDIR)$(mandir)/man7/')
+uninstall-init:
+	$(init_dirs); while [ $$# -gt 0 ]; do \
+	  for f in $$(cd "$$1" && find . -type f); do rm -f "$(DESTDIR)$$2/$${f#./}"; done; \
+	  for f in $$(cd "$$1" && find . -mindepth 1 -type d | sort -r); do \
+	    rmdir "$(DESTDIR)$$2/$${f#./}" 2>/dev/null || true; done; \
+	  shift 2; done
+	rmdir '$(DESTDIR)$(initexampledir)' 2>/dev/null || true
+	rm -f $(addprefix '$(DESTDIR)$(mandir)/man7/',$(notdir $(MAN7)))
+
 MKDIR_P ?= mkdir -p
 
 # ---------------------------------------------------------------- dist
@@ -171,6 +210,6 @@ clean:
 	rm -rf $(O) build-asan build-tsan build-clang
 
 .PHONY: all check check-unit check-integration check-one check-asan check-tsan \
-        install uninstall dist distcheck clean check-build-all check-fuzz
+        install uninstall dist distcheck clean check-build-all install-init uninstall-init check-fuzz
 .SUFFIXES:
 .DELETE_ON_ERROR:
