@@ -87,9 +87,15 @@ def cases(devices):
     groups = []
     main = []
     for name in sorted(devices):
-        main.append(("input_id/" + name, "input_id", devices[name]))
-        if not name.startswith("in_"):  # synthetic inputs have no hwdb entries
-            main.append(("hwdb/" + name, "hwdb", devices[name]))
+        path = devices[name]
+        is_input = "/input/" in path
+        # input_id on every input device and a few others; hwdb's default walk
+        # on everything that is not a synthetic input (no hwdb entries there)
+        if is_input or name in ("no_modalias", "sound_card_pci", "usb_keyboard_usbdev"):
+            main.append(("input_id/" + name, "input_id", path))
+        if not is_input or name in ("usb_keyboard", "usb_mouse", "joystick", "touchpad",
+                                    "atkbd", "usb_keyboard_input"):
+            main.append(("hwdb/" + name, "hwdb", path))
     for cmd, names in HWDB_VARIANTS:
         for n in names:
             main.append(("%s/%s" % (cmd, n), cmd, devices[n]))
