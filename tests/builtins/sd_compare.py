@@ -35,7 +35,7 @@ def sd_udevadm():
 
 
 def our_udevadm():
-    return os.environ.get("TUDEV_OUR_UDEVADM") or os.path.join(tudevlib.build_dir(), "udevadm")
+    return os.path.join(tudevlib.build_dir(), "udevadm")
 
 
 def sd_root():
@@ -59,7 +59,7 @@ def hwdb_etc_dir(tmpdir):
 
 def run_cases(udevadm, cases, sysroot=None, etc_udev=None, binds=(), cmdline="", env=None,
               timeout=120):
-    """cases: [(command, devpath), ...]. Returns [(rc, stdout, stderr), ...]
+    """cases: [(command, devpath[, action]), ...]. Returns [(rc, stdout, stderr), ...]
     with rc 0/1 as udevadm exits."""
     script = ["set -u"]
     if sysroot:
@@ -68,10 +68,12 @@ def run_cases(udevadm, cases, sysroot=None, etc_udev=None, binds=(), cmdline="",
         script.append("mount --bind %s /etc/udev" % shlex.quote(etc_udev))
     for src, dst in binds:
         script.append("mount --bind %s %s" % (shlex.quote(src), shlex.quote(dst)))
-    for i, (cmd, devpath) in enumerate(cases):
+    for i, case in enumerate(cases):
+        cmd, devpath = case[:2]
+        action = "-a %s " % shlex.quote(case[2]) if len(case) > 2 else ""
         script.append("echo %s%d >&2; echo %s%d" % (SEP, i, SEP, i))
-        script.append("%s test-builtin %s %s; echo \"rc=$?\"" %
-                      (shlex.quote(udevadm), shlex.quote(cmd), shlex.quote(devpath)))
+        script.append("%s test-builtin %s%s %s; echo \"rc=$?\"" %
+                      (shlex.quote(udevadm), action, shlex.quote(cmd), shlex.quote(devpath)))
     e = dict(os.environ)
     e.update({"SYSTEMD_DEVICE_VERIFY_SYSFS": "0", "SYSTEMD_PROC_CMDLINE": cmdline,
               "SYSTEMD_LOG_LEVEL": "debug", "SYSTEMD_LOG_COLOR": "0", "LC_ALL": "C"})
@@ -97,22 +99,25 @@ def run_cases(udevadm, cases, sysroot=None, etc_udev=None, binds=(), cmdline="",
 
 
 def compare(cases, sysroot=None, expected_diffs=None, **kw):
-    """Run both tools; return a list of human-readable failures (empty = all
-    equal or listed in expected_diffs {(cmd, devpath): reason})."""
+    """Run both tools (ours first: systemd's net_setup_link changes the
+    interface); return (failures, ours, ref) where failures is a list of
+    human-readable differences (empty = all equal or listed in expected_diffs
+    {case tuple: reason})."""
     expected_diffs = expected_diffs or {}
     with tempfile.TemporaryDirectory(prefix="tudev-oracle-") as tmp:
         etc = kw.pop("etc_udev", None) or hwdb_etc_dir(tmp)
         ours = run_cases(our_udevadm(), cases, sysroot=sysroot, etc_udev=etc, **kw)
         ref = run_cases(sd_udevadm(), cases, sysroot=sysroot, etc_udev=etc, **kw)
     failures = []
-    for (cmd, devpath), o, r in zip(cases, ours, ref):
+    for case, o, r in zip(cases, ours, ref):
         same = (o[0] == 0) == (r[0] == 0) and o[1] == r[1]
-        listed = (cmd, devpath) in expected_diffs
+        listed = tuple(case) in expected_diffs
+        name = " ".join(case)
         if same and listed:
-            failures.append("%s %s: listed as a difference (%s) but now equal" %
-                            (cmd, devpath, expected_diffs[(cmd, devpath)]))
+            failures.append("%s: listed as a difference (%s) but now equal" %
+                            (name, expected_diffs[tuple(case)]))
         elif not same and not listed:
-            failures.append("%s %s differs:\n--- systemd (rc %d)\n%s--- tudev (rc %d)\n%s"
+            failures.append("%s differs:\n--- systemd (rc %d)\n%s--- tudev (rc %d)\n%s"
                             "--- tudev stderr\n%s--- systemd stderr\n%s" %
-                            (cmd, devpath, r[0], r[1], o[0], o[1], o[2][-3000:], r[2][-3000:]))
+                            (name, r[0], r[1], o[0], o[1], o[2][-3000:], r[2][-3000:]))
     return failures, ours, ref

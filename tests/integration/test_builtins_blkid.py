@@ -5,8 +5,8 @@ with partition names via sfdisk) and attached to loop devices created with
 LOOP_CTL_ADD at random high indexes (partition scanning on). Their nodes are
 bind-mounted from a private devtmpfs mount into the sandbox's /dev (a node on
 tmpfs cannot be opened); partitions are added with `partx -a` where the
-kernel has no partition table parsers (as on the development VM). `udevadm test-builtin blkid ...` of tudev and of
-systemd 252 run over each disk and partition, with --offset, --noraid and
+kernel has no partition table parsers (as on the development VM).
+`udevadm test-builtin blkid ...` of tudev and of systemd 252 run over each disk and partition, with --offset, --noraid and
 --hint variants; outputs must be identical. Truncated, corrupt and ambiguous
 images must give the same result without crashing or hanging (timeouts). Every
 loop device added is removed again.
@@ -245,7 +245,8 @@ def test_blkid_no_crash_on_bad_images(blkid_env, udevadm):
     for key in ("trunc-ext4", "trunc-gpt", "corrupt-gpt", "random", "ambig", "zero"):
         name, parts = blkid_env[key]
         for dev in [name] + parts:
-            r = subprocess.run([sd_compare.our_udevadm(), "test-builtin", "blkid", "/sys/class/block/" + dev],
+            r = subprocess.run([sd_compare.our_udevadm(), "test-builtin", "blkid",
+                                "/sys/class/block/" + dev],
                                capture_output=True, timeout=30,
                                env=dict(os.environ, SYSTEMD_LOG_LEVEL="debug"))
             assert r.returncode in (0, 1), (key, dev, r.returncode, r.stderr[-2000:])
