@@ -6,8 +6,9 @@ LOOP_CTL_ADD at random high indexes (partition scanning on). Their nodes are
 bind-mounted from a private devtmpfs mount into the sandbox's /dev (a node on
 tmpfs cannot be opened); partitions are added with `partx -a` where the
 kernel has no partition table parsers (as on the development VM).
-`udevadm test-builtin blkid ...` of tudev and of systemd 252 run over each disk and partition, with --offset, --noraid and
---hint variants; outputs must be identical. Truncated, corrupt and ambiguous
+`udevadm test-builtin blkid ...` of tudev and of systemd 252 run over each
+disk and partition, with --offset, --noraid and --hint variants; outputs must
+be identical. Truncated, corrupt and ambiguous
 images must give the same result without crashing or hanging (timeouts). Every
 loop device added is removed again.
 """
