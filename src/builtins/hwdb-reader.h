@@ -18,7 +18,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#define HWDB_LINE_MAX 2048    /* longest pattern reconstructed during a lookup (sd-hwdb: LINE_MAX) */
+#define HWDB_LINE_MAX 2048    /* longest pattern rebuilt during a lookup (sd-hwdb: LINE_MAX) */
 #define HWDB_RESULT_MAX 4096  /* most distinct properties one lookup returns */
 
 struct hwdb;

@@ -1,4 +1,4 @@
-/* threads: any (per-thread hwdb mapping in _Thread_local state; the reload baseline is mutex-protected) */
+/* threads: any (per-thread hwdb mapping in _Thread_local state; reload baseline under a mutex) */
 /* The hwdb builtin (../shared/docs/builtins.md §2), as systemd 252's
  * udev-builtin-hwdb.c:
  *
@@ -266,9 +266,9 @@ int builtin_hwdb(struct udev_event *ev, int argc, char *argv[], bool test)
                 if (a.device) {
                         r = device_from_id(ev->ctx, a.device, &src);
                         if (r < 0)
-                                return log_debug_errno(r,
-                                                       "%s: Failed to create sd_device object '%s': %m",
-                                                       sysname, a.device);
+                                return log_debug_errno(
+                                        r, "%s: Failed to create sd_device object '%s': %m",
+                                        sysname, a.device);
                 }
                 r = hwdb_search(ev, test, src, &a);
         }

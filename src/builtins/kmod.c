@@ -1,4 +1,4 @@
-/* threads: any (one libkmod context per thread in _Thread_local state; the reload baseline is mutex-protected) */
+/* threads: any (one libkmod context per thread, _Thread_local; reload baseline under a mutex) */
 /* The kmod builtin (../shared/docs/builtins.md §7), as systemd 252's
  * udev-builtin-kmod.c and module_load_and_warn():
  *
