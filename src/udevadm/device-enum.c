@@ -91,11 +91,17 @@ int device_enum_devpath_compare(const char *a, const char *b)
         return device_enum_path_compare(a, b);
 }
 
-static int sysdev_compare(const void *x, const void *y)
+static int sysdev_compare(const void *x, const void *y, void *userdata)
 {
         const struct sysdev *a = *(const struct sysdev *const *)x;
         const struct sysdev *b = *(const struct sysdev *const *)y;
+        const struct device_enum *e = userdata;
+        int r;
 
+        if (e->v252_sound_order) {
+                r = (int)devpath_is_late_block(a->devpath) - (int)devpath_is_late_block(b->devpath);
+                return r != 0 ? r : device_enum_path_compare(a->devpath, b->devpath);
+        }
         return device_enum_devpath_compare(a->devpath, b->devpath);
 }
 
@@ -756,13 +762,13 @@ int device_enum_sort(struct device_enum *e, const char *const *prioritized, size
                         if (!d->batched && streq(d->subsystem, prioritized[p]))
                                 batch_add_with_ancestors(e, out, &n, d);
                 }
-                qsort(out + start, n - start, sizeof(*out), sysdev_compare);
+                qsort_r(out + start, n - start, sizeof(*out), sysdev_compare, e);
         }
         start = n;
         for (size_t i = 0; i < e->n_devs; i++)
                 if (!e->devs[i]->batched)
                         batch_add(out, &n, e->devs[i]);
-        qsort(out + start, n - start, sizeof(*out), sysdev_compare);
+        qsort_r(out + start, n - start, sizeof(*out), sysdev_compare, e);
 
         free(e->devs);
         e->devs = out;

@@ -29,7 +29,7 @@
  * component by component (parents before children), devices below
  * ".../block/md*" and ".../block/dm-*" after the others of their batch, and
  * a sound card's controlC* device after the card's other devices (the order
- * systemd intends; v252's comparator misses this case). */
+ * systemd intends; v252's comparator misses this case, see v252_sound_order). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -99,6 +99,9 @@ struct device_enum {
         struct sysdev **devs;       /* listed devices, owned array of borrowed pointers */
         size_t n_devs, cap_devs;
         int error;                  /* first non-fatal error of the scan, or 0 */
+        bool v252_sound_order;      /* sort sound devices as v252 really does (no
+                                     * controlC* rule): for byte-identical
+                                     * `udevadm info -e/-t` output */
 };
 
 /* root: sysfs mount point ("/sys"). filter: borrowed until device_enum_done().

@@ -39,6 +39,7 @@ int info_export_db(void)
         r = device_enum_init(&e, udevice_sysfs_root(), &no_filter);
         if (r < 0)
                 return log_error_errno(r, "Failed to open %s: %m", udevice_sysfs_root());
+        e.v252_sound_order = true;
         r = device_enum_scan(&e, DEVICE_ENUM_DEVICES);
         if (r < 0)
                 return log_error_errno(r, "Failed to scan devices: %m");
@@ -147,6 +148,7 @@ int info_print_tree(struct udevice *below)
         r = device_enum_init(&e, udevice_sysfs_root(), &filter);
         if (r < 0)
                 return log_error_errno(r, "Failed to open %s: %m", udevice_sysfs_root());
+        e.v252_sound_order = true;
         r = device_enum_scan(&e, DEVICE_ENUM_ALL);
         if (r < 0)
                 return log_error_errno(r, "Failed to scan for devices and subsystems: %m");

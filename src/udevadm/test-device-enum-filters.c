@@ -66,6 +66,9 @@ static void build_tree(void)
         add_device("/devices/host/ctl0/disk0/queue/deep0", "block");
         add_device("/devices/virtual/net/eth0", "net");
         add_device("/devices/virtual/net/eth1", "net");
+        add_device("/devices/virtual/sound/card0", "sound");
+        add_device("/devices/virtual/sound/card0/controlC0", "sound");
+        add_device("/devices/virtual/sound/card0/pcmC0D0p", "sound");
         snprintf(tags_dir, sizeof(tags_dir), "%s/tags", root);
         mk("tags/seat/+block:disk0p1", true);
         mk("tags/seat/n1", true);
@@ -207,6 +210,30 @@ static void test_match_callback(void)
         ASSERT_TRUE(strstr(out, "eth1") == NULL && strstr(out, "eth0") != NULL);
 }
 
+static void test_sound_order(void)
+{
+        const char *match[] = { "sound" };
+        struct device_enum_filter f = { .subsystem_match = match, .n_subsystem_match = 1 };
+        struct device_enum e;
+        char out[4096];
+
+        /* the intended order: the control device last */
+        ASSERT_EQ(run_enum(DEVICE_ENUM_DEVICES, &f, NULL, out, sizeof(out)), 0);
+        ASSERT_STREQ(out, "/devices/virtual/sound/card0\n"
+                          "/devices/virtual/sound/card0/pcmC0D0p\n"
+                          "/devices/virtual/sound/card0/controlC0\n");
+        /* what v252 really does (udevadm info): plain path order */
+        ASSERT_EQ(device_enum_init(&e, root, &f), 0);
+        e.v252_sound_order = true;
+        ASSERT_EQ(device_enum_scan(&e, DEVICE_ENUM_DEVICES), 0);
+        ASSERT_EQ(device_enum_sort(&e, NULL, 0), 0);
+        listing(&e, out, sizeof(out));
+        device_enum_done(&e);
+        ASSERT_STREQ(out, "/devices/virtual/sound/card0\n"
+                          "/devices/virtual/sound/card0/controlC0\n"
+                          "/devices/virtual/sound/card0/pcmC0D0p\n");
+}
+
 int main(void)
 {
         log_set_max_level(LOG_WARNING);
@@ -214,6 +241,7 @@ int main(void)
         TEST_RUN(test_parents);
         TEST_RUN(test_tags);
         TEST_RUN(test_match_callback);
+        TEST_RUN(test_sound_order);
         remove_tree();
         return 0;
 }
