@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "builtins/builtin.h"
 #include "shared/log.h"
 #include "udevd/event-process.h"
 #include "udevd/event-queue.h"
@@ -68,6 +69,7 @@ static void *worker_main(void *userdata)
         }
 
         broadcaster_close(&w.bc);
+        builtins_thread_exit(); /* this thread's libkmod context, hwdb mapping, ... */
         udev_unref(w.udev);
         log_debug("worker %u: exiting", self->id);
         return NULL;
