@@ -56,5 +56,7 @@ void builtins_thread_exit(void);
 bool builtins_should_reload(void);
 /* Take the current data as the new baseline and make every thread recreate
  * its state on its next use (a generation counter each thread's state is
- * compared with). Any thread. */
+ * compared with). Any thread. (Each thread also notices a replaced hwdb.bin
+ * or module index by itself, looking at most every 3 seconds; the manager's
+ * reload makes it immediate and consistent.) */
 void builtins_reload(void);

@@ -14,7 +14,8 @@
  * -ENOENT.
  *
  * Each thread maps hwdb.bin itself, on first use, and maps it again after
- * builtins_reload(). */
+ * builtins_reload(), or by itself when the file in use was replaced (checked
+ * at most every HWDB_CHECK_USEC). */
 #include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
@@ -29,6 +30,9 @@
 #include "rules/udev-event.h"
 #include "shared/log.h"
 #include "shared/macro.h"
+#include "shared/time-util.h"
+
+#define HWDB_CHECK_USEC (3 * USEC_PER_SEC) /* as often as systemd's manager checks */
 
 static pthread_mutex_t base_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct hwdb_stamp base_stamp; /* hwdb.bin at the last reload; under base_lock */
@@ -38,6 +42,7 @@ static atomic_uint generation = 1;
 static _Thread_local struct {
         struct hwdb *hwdb;      /* NULL if none could be opened */
         unsigned generation;    /* 0 = nothing tried yet in this thread */
+        uint64_t checked_usec;  /* last look at the files */
 } tls;
 
 static void take_baseline_locked(void)
@@ -48,12 +53,33 @@ static void take_baseline_locked(void)
 
 /* This thread's hwdb, (re)opened if a reload happened since; NULL if there
  * is no usable hwdb.bin. */
+/* True if this thread's mapping (or the absence of one) is current: same
+ * generation and the file search finds what was mapped (checked at most
+ * every HWDB_CHECK_USEC). */
+static bool thread_hwdb_valid(unsigned gen)
+{
+        struct hwdb_stamp now_stamp, none = {};
+        uint64_t now;
+
+        if (tls.generation != gen)
+                return false;
+        now = now_usec(CLOCK_MONOTONIC);
+        if (now < tls.checked_usec + HWDB_CHECK_USEC)
+                return true;
+        tls.checked_usec = now;
+        hwdb_stamp_current(&now_stamp);
+        if (hwdb_stamp_equal(&now_stamp, tls.hwdb ? hwdb_stamp(tls.hwdb) : &none))
+                return true;
+        log_debug("hwdb needs reloading.");
+        return false;
+}
+
 static struct hwdb *thread_hwdb(void)
 {
         unsigned gen = atomic_load(&generation);
         int r;
 
-        if (tls.generation == gen)
+        if (thread_hwdb_valid(gen))
                 return tls.hwdb;
         hwdb_close(tls.hwdb);
         tls.hwdb = NULL;
@@ -64,6 +90,7 @@ static struct hwdb *thread_hwdb(void)
                 take_baseline_locked();
         pthread_mutex_unlock(&base_lock);
 
+        tls.checked_usec = now_usec(CLOCK_MONOTONIC);
         r = hwdb_open_default(&tls.hwdb);
         if (r < 0 && r != -ENOENT)
                 log_debug_errno(r, "Failed to open hwdb: %m");

@@ -15,9 +15,9 @@
  *
  * libkmod contexts are not thread-safe: each thread creates its own on first
  * use, kmod_new(NULL, NULL) + kmod_load_resources(), and recreates it after
- * builtins_reload(). builtins_should_reload() asks a baseline context (kept
- * under a mutex) whether the index or configuration changed
- * (kmod_validate_resources()).
+ * builtins_reload(), or by itself when kmod_validate_resources() on it (at
+ * most every KMOD_VALIDATE_USEC) says the index or configuration changed.
+ * builtins_should_reload() asks a baseline context (kept under a mutex).
  *
  * Testing: $TUDEV_TEST_KMOD_DIR (a module directory, as kmod_new()'s dirname:
  * the directory holding modules.dep.bin etc.) and $TUDEV_TEST_KMOD_CONFIG (a
@@ -37,9 +37,11 @@
 #include "rules/udev-event.h"
 #include "shared/log.h"
 #include "shared/macro.h"
+#include "shared/time-util.h"
 
 #define KMOD_TEST_DIR_ENV "TUDEV_TEST_KMOD_DIR"
 #define KMOD_TEST_CONFIG_ENV "TUDEV_TEST_KMOD_CONFIG"
+#define KMOD_VALIDATE_USEC (3 * USEC_PER_SEC) /* as often as systemd's manager checks */
 
 static pthread_mutex_t base_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kmod_ctx *base_ctx; /* baseline for should_reload; under base_lock */
@@ -47,7 +49,8 @@ static atomic_uint generation = 1;
 
 static _Thread_local struct {
         struct kmod_ctx *ctx;
-        unsigned generation; /* 0 = none created yet in this thread */
+        unsigned generation;     /* 0 = none created yet in this thread */
+        uint64_t validated_usec; /* last kmod_validate_resources() */
 } tls;
 
 #pragma GCC diagnostic push
@@ -91,11 +94,29 @@ static struct kmod_ctx *context_new(void)
         return ctx;
 }
 
+/* True if this thread's context is current: same generation, and the index
+ * it loaded has not changed (checked at most every KMOD_VALIDATE_USEC). */
+static bool thread_ctx_valid(unsigned gen)
+{
+        uint64_t now;
+
+        if (tls.generation != gen || !tls.ctx)
+                return false;
+        now = now_usec(CLOCK_MONOTONIC);
+        if (now < tls.validated_usec + KMOD_VALIDATE_USEC)
+                return true;
+        tls.validated_usec = now;
+        if (kmod_validate_resources(tls.ctx) == KMOD_RESOURCES_OK)
+                return true;
+        log_debug("Kernel module index needs reloading.");
+        return false;
+}
+
 static struct kmod_ctx *thread_ctx(void)
 {
         unsigned gen = atomic_load(&generation);
 
-        if (tls.generation == gen && tls.ctx)
+        if (thread_ctx_valid(gen))
                 return tls.ctx;
         if (tls.ctx) {
                 log_debug("Unload kernel module index.");
@@ -103,6 +124,7 @@ static struct kmod_ctx *thread_ctx(void)
         }
         tls.ctx = context_new();
         tls.generation = gen;
+        tls.validated_usec = now_usec(CLOCK_MONOTONIC);
         return tls.ctx;
 }
 
