@@ -65,3 +65,40 @@ SUBSYSTEM=="net", ACTION=="add", KERNEL=="hwa*", IMPORT{builtin}="hwdb 'usb:v1D6
         assert ev.props.get("ID_VENDOR_FROM_DATABASE") == "Linux Foundation"
     else:
         assert "HW_OK" not in ev.props
+
+
+def test_worker_picks_up_a_new_hwdb(tmp_path, udevd_factory, net, udev_mon, sd_udevadm):
+    """hwdb.bin appears while the daemon runs: worker threads notice by
+    themselves (within 3 s) and the next events see its entries. /etc/udev
+    is replaced by a private bind mount for the duration of the test."""
+    import subprocess
+    import time
+    import compare
+    etc = str(tmp_path / "etc-udev")
+    os.makedirs(etc)
+    built = compare.build_hwdb(os.path.dirname(os.path.dirname(sd_udevadm)),
+                               os.path.join(HERE, "..", "builtins", "hwdb-root"),
+                               str(tmp_path / "hwdb"))
+    rdir = tmp_path / "rules"
+    write_rules(rdir, r'''
+SUBSYSTEM=="net", ACTION=="add", KERNEL=="hwn*", IMPORT{builtin}="hwdb tudev:exact:one"
+''')
+    subprocess.run(["mount", "--bind", etc, "/etc/udev"], check=True)
+    try:
+        # one worker thread: the same thread must notice the new file
+        udevd_factory("--children-max=1", "--rules-dir=%s" % rdir)
+        net.add_veth("hwn0", "hwp0")
+        ev = udev_add(udev_mon, "/devices/virtual/net/hwn0")
+        assert "B_KEY" not in ev.props
+        mark = udev_mon.mark()
+        with open(os.path.join(built, "hwdb.bin"), "rb") as f:
+            data = f.read()
+        with open(os.path.join(etc, "hwdb.bin.tmp"), "wb") as f:
+            f.write(data)
+        os.rename(os.path.join(etc, "hwdb.bin.tmp"), os.path.join(etc, "hwdb.bin"))
+        time.sleep(3.5)
+        net.add_veth("hwn1", "hwp1")
+        ev = udev_add(udev_mon, "/devices/virtual/net/hwn1", since=mark)
+        assert ev.props.get("B_KEY") == "b-late", ev.props
+    finally:
+        subprocess.run(["umount", "/etc/udev"], check=False)
