@@ -649,7 +649,13 @@ class Udevd:
 
     def start(self, timeout=30.0, wait_ready=True):
         reset_run_udev()
-        cmd = [os.path.join(self.build, "udevd")] + (["--debug"] if self.debug else []) + self.args
+        args = list(self.args)
+        if not any(a.startswith("--rules-dir") for a in args):
+            # Tests that bring no rules must not pick up the host's installed ones.
+            empty = os.path.join(os.path.dirname(self.logpath), "no-rules.d")
+            os.makedirs(empty, exist_ok=True)
+            args.append("--rules-dir=" + empty)
+        cmd = [os.path.join(self.build, "udevd")] + (["--debug"] if self.debug else []) + args
         self.cmd = cmd
         self.logfile = open(self.logpath, "ab")
         env = dict(os.environ)
