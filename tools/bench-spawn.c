@@ -14,8 +14,9 @@
  * process and of all its children (getrusage RUSAGE_SELF and RUSAGE_CHILDREN;
  * in helper mode the helper is reaped at the end of the run, so its CPU and
  * that of its programs are included). Reported: the median over --runs runs,
- * per spawn, as a table and as JSON (--json FILE, or - for stdout). Modes are
- * run in a rotating order so drift affects all of them alike. */
+ * per spawn, as a table and as JSON (--json FILE, or - for stdout); for the
+ * helper also the helper process's own share (from /proc, clock ticks). Modes
+ * are run in a rotating order so drift affects all of them alike. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,6 +62,7 @@ struct bench {
 
 struct sample {
         double wall_us, self_cpu_us, child_cpu_us; /* per spawn */
+        double helper_cpu_us; /* helper mode: the helper process itself, without its programs */
 };
 
 /* Read both pipes to the end. */
@@ -192,6 +194,27 @@ static double rusage_us(int who)
         return tv_us(ru.ru_utime) + tv_us(ru.ru_stime);
 }
 
+/* user + system time of a live process, from /proc (clock ticks). */
+static double proc_cpu_us(pid_t pid)
+{
+        char path[64], buf[1024];
+        unsigned long utime = 0, stime = 0;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return 0;
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        char *p = strrchr(buf, ')');
+        /* After "pid (comm)": state is field 3, utime 14, stime 15. */
+        if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
+                         &stime) != 2)
+                return 0;
+        return (double)(utime + stime) * 1e6 / (double)sysconf(_SC_CLK_TCK);
+}
+
 static int run_once(const struct options *o, enum mode mode, struct sample *ret)
 {
         struct bench b = { .o = o, .mode = mode };
@@ -209,6 +232,8 @@ static int run_once(const struct options *o, enum mode mode, struct sample *ret)
                         return r;
                 }
         }
+        pid_t helper = b.client ? exec_client_helper_pid(b.client) : 0;
+        double helper0 = helper > 0 ? proc_cpu_us(helper) : 0;
         double self0 = rusage_us(RUSAGE_SELF), child0 = rusage_us(RUSAGE_CHILDREN);
         uint64_t t0 = now_usec(CLOCK_MONOTONIC);
         for (unsigned i = 0; i < o->threads; i++)
@@ -216,6 +241,7 @@ static int run_once(const struct options *o, enum mode mode, struct sample *ret)
         for (unsigned i = 0; i < o->threads; i++)
                 pthread_join(threads[i], NULL);
         uint64_t t1 = now_usec(CLOCK_MONOTONIC);
+        double helper1 = helper > 0 ? proc_cpu_us(helper) : 0;
         exec_client_free(b.client); /* reaps the helper: its CPU joins RUSAGE_CHILDREN */
         double self1 = rusage_us(RUSAGE_SELF), child1 = rusage_us(RUSAGE_CHILDREN);
         safe_close(b.devnull);
@@ -228,6 +254,7 @@ static int run_once(const struct options *o, enum mode mode, struct sample *ret)
         ret->wall_us = (double)(t1 - t0) / o->spawns;
         ret->self_cpu_us = (self1 - self0) / o->spawns;
         ret->child_cpu_us = (child1 - child0) / o->spawns;
+        ret->helper_cpu_us = (helper1 - helper0) / o->spawns;
         return 0;
 }
 
@@ -298,7 +325,7 @@ static int parse_argv(int argc, char *argv[], struct options *o)
         return 1;
 }
 
-static void write_json(FILE *f, const struct options *o, double rss, double med[_MODE_MAX][3],
+static void write_json(FILE *f, const struct options *o, double rss, double med[_MODE_MAX][4],
                        struct sample s[_MODE_MAX][RUNS_MAX])
 {
         fprintf(f, "{\n  \"benchmark\": \"spawn\",\n  \"program\": \"%s\",\n  \"spawns\": %u,\n"
@@ -308,8 +335,10 @@ static void write_json(FILE *f, const struct options *o, double rss, double med[
         for (int m = 0; m < _MODE_MAX; m++) {
                 fprintf(f, "    \"%s\": {\"wall_us_per_spawn\": %.1f, "
                            "\"cpu_us_per_spawn\": %.1f, \"process_cpu_us_per_spawn\": %.1f, "
-                           "\"children_cpu_us_per_spawn\": %.1f, \"runs\": [",
-                        mode_names[m], med[m][0], med[m][1] + med[m][2], med[m][1], med[m][2]);
+                           "\"children_cpu_us_per_spawn\": %.1f, \"helper_cpu_us_per_spawn\": %.1f, "
+                           "\"runs\": [",
+                        mode_names[m], med[m][0], med[m][1] + med[m][2], med[m][1], med[m][2],
+                        med[m][3]);
                 for (unsigned r = 0; r < o->runs; r++)
                         fprintf(f, "%s{\"wall_us\": %.1f, \"process_cpu_us\": %.1f, "
                                    "\"children_cpu_us\": %.1f}", r ? ", " : "", s[m][r].wall_us,
@@ -325,7 +354,7 @@ int main(int argc, char *argv[])
         struct options o = {
                 .spawns = 5000, .threads = 8, .runs = 5, .rss_mib = 50, .program = "/bin/true",
         };
-        double med[_MODE_MAX][3], v[RUNS_MAX];
+        double med[_MODE_MAX][4], v[RUNS_MAX];
         int r;
 
         exec_helper_run_if_requested(argc, argv);
@@ -378,15 +407,25 @@ int main(int argc, char *argv[])
                 for (unsigned i = 0; i < o.runs; i++)
                         v[i] = samples[m][i].child_cpu_us;
                 med[m][2] = median(v, o.runs);
+                for (unsigned i = 0; i < o.runs; i++)
+                        v[i] = samples[m][i].helper_cpu_us;
+                med[m][3] = median(v, o.runs);
         }
 
         printf("%u x %s from %u threads, process RSS %.1f MiB, %ld CPUs, median of %u runs\n\n",
                o.spawns, o.program, o.threads, rss, sysconf(_SC_NPROCESSORS_ONLN), o.runs);
-        printf("| mode         | wall/spawn | CPU/spawn | of which process | of which children |\n");
-        printf("|--------------|-----------:|----------:|-----------------:|------------------:|\n");
-        for (int m = 0; m < _MODE_MAX; m++)
-                printf("| %-12s | %7.0f us | %6.0f us | %13.0f us | %14.0f us |\n",
-                       mode_names[m], med[m][0], med[m][1] + med[m][2], med[m][1], med[m][2]);
+        printf("| mode         | wall/spawn | CPU/spawn | of which process | of which children "
+               "| (helper itself) |\n");
+        printf("|--------------|-----------:|----------:|-----------------:|------------------:"
+               "|----------------:|\n");
+        for (int m = 0; m < _MODE_MAX; m++) {
+                char helper[32] = "-";
+                if (m == MODE_HELPER)
+                        snprintf(helper, sizeof(helper), "%.0f us", med[m][3]);
+                printf("| %-12s | %7.0f us | %6.0f us | %13.0f us | %14.0f us | %15s |\n",
+                       mode_names[m], med[m][0], med[m][1] + med[m][2], med[m][1], med[m][2],
+                       helper);
+        }
         if (o.json) {
                 FILE *f = streq(o.json, "-") ? stdout : fopen(o.json, "we");
                 if (!f) {
