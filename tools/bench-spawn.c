@@ -335,8 +335,8 @@ static void write_json(FILE *f, const struct options *o, double rss, double med[
         for (int m = 0; m < _MODE_MAX; m++) {
                 fprintf(f, "    \"%s\": {\"wall_us_per_spawn\": %.1f, "
                            "\"cpu_us_per_spawn\": %.1f, \"process_cpu_us_per_spawn\": %.1f, "
-                           "\"children_cpu_us_per_spawn\": %.1f, \"helper_cpu_us_per_spawn\": %.1f, "
-                           "\"runs\": [",
+                           "\"children_cpu_us_per_spawn\": %.1f, "
+                           "\"helper_cpu_us_per_spawn\": %.1f, \"runs\": [",
                         mode_names[m], med[m][0], med[m][1] + med[m][2], med[m][1], med[m][2],
                         med[m][3]);
                 for (unsigned r = 0; r < o->runs; r++)
