@@ -40,7 +40,7 @@ int netif_rename(int ifindex, const char *name)
                 struct ifinfomsg ifi;
                 char attrs[RTA_SPACE(IFNAMSIZ)];
         } req = {};
-        char reply[1024];
+        char reply[1024] __attribute__((aligned(8)));
         struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
         struct rtattr *rta;
         size_t nl = strlen(name);
@@ -81,17 +81,20 @@ int netif_rename(int ifindex, const char *name)
                         continue;
                 if (n < 0)
                         return -errno;
-                int len = (int)n;
-                for (struct nlmsghdr *h = (struct nlmsghdr *)reply; NLMSG_OK(h, len);
-                     h = NLMSG_NEXT(h, len)) {
-                        if (h->nlmsg_seq != 1)
-                                continue;
-                        if (h->nlmsg_type == NLMSG_ERROR) {
+                size_t off = 0;
+                while (off + sizeof(struct nlmsghdr) <= (size_t)n) {
+                        const struct nlmsghdr *h = (const struct nlmsghdr *)(reply + off);
+                        size_t hl = h->nlmsg_len;
+
+                        if (hl < sizeof(struct nlmsghdr) || hl > (size_t)n - off)
+                                break;
+                        if (h->nlmsg_seq == 1 && h->nlmsg_type == NLMSG_ERROR) {
                                 const struct nlmsgerr *e = NLMSG_DATA(h);
-                                if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+                                if (hl < NLMSG_LENGTH(sizeof(*e)))
                                         return -EBADMSG;
                                 return e->error; /* 0 = ack, else -errno */
                         }
+                        off += NLMSG_ALIGN(hl);
                 }
         }
 }
