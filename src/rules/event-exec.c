@@ -142,7 +142,8 @@ static int event_load_db(struct udev_event *ev, const struct db_record *db)
         if (r < 0)
                 return r;
         ev->link_priority = db->link_priority;
-        ev->usec_initialized = db->usec_initialized;
+        if (db->usec_initialized > 0)
+                ev->usec_initialized = db->usec_initialized;
         return 0;
 }
 
