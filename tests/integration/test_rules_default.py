@@ -459,3 +459,39 @@ def test_loop_disk_contents(udevadm, sd_udevadm, group_file, tmp_path):
     # the same as Debian's rules
     for o, t in zip(ours, theirs):
         assert links(o[0]) == links(t[0])
+
+
+# ---------------------------------------------------------------- documentation
+
+def man_text(name):
+    with open(os.path.join(REPO, "man", name)) as f:
+        return f.read().replace("\\-", "-")
+
+
+@pytest.mark.parametrize("page", ["tudev-rules.7", "tudev-boot.7"])
+def test_man_page_lint(page):
+    if not shutil.which("groff"):
+        pytest.skip("groff missing")
+    r = subprocess.run(["groff", "-man", "-ww", "-z", os.path.join(REPO, "man", page)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+def test_man_pages_list_the_files():
+    """tudev-rules(7) names every rules file; tudev-boot(7) every init file."""
+    text = man_text("tudev-rules.7")
+    for f in rule_files():
+        assert os.path.basename(f) in text, f
+    text = man_text("tudev-boot.7")
+    init = os.path.join(REPO, "init")
+    for d, _, files in os.walk(init):
+        for f in files:
+            rel = os.path.relpath(os.path.join(d, f), init)
+            flavour, rest = rel.split(os.sep, 1)
+            assert flavour in text.lower()
+            if flavour in ("systemd", "openrc"):
+                assert rest in text, rel
+            elif flavour == "runit":
+                assert rest.split(os.sep)[-1] in text, rel
+            elif flavour == "s6":
+                assert rest.split(os.sep)[0] in text, rel
