@@ -169,8 +169,10 @@ def test_net_setup_link_matches_systemd(name, tmp_path, interfaces, sd_udevadm, 
     cases += [("net_setup_link", "/sys/class/net/tva0", a) for a in ("change", "move", "bind")]
     cases += [("net_setup_link extra-arg", "/sys/class/net/tva0")]
     failures = []
-    for cmdline in CMDLINES.get(name, [""]):
-        setup_interfaces()
+    for n, cmdline in enumerate(CMDLINES.get(name, [""])):
+        if n > 0:  # the other command lines: the interfaces that can differ
+            setup_interfaces()
+            cases = [c for c in cases if c[1].split("/")[-1] in ("tva0", "tvb0", "br0")]
         f, ours, _ = sd_compare.compare(cases, binds=binds, cmdline=cmdline,
                                         expected_diffs=EXPECTED_DIFFS)
         failures += ["[cmdline %r] %s" % (cmdline, x) for x in f]

@@ -32,10 +32,8 @@ EXPECTED_DIFFS = {}
 
 SCHEMES = [
     ("net.naming-scheme=v238", None),
-    ("net_naming_scheme=v240 net.naming-scheme=v243", None),
-    ("net.naming-scheme=v247", None),
-    ("rd.net.naming-scheme=v238 net.naming-scheme=bogus", {"NET_NAMING_SCHEME": "v250"}),
-    ("net.naming-scheme=v241", {"NET_NAMING_SCHEME": ":v250"}),
+    ("net_naming_scheme=v240 net.naming-scheme=v247", None),
+    ("rd.net.naming-scheme=v238 net.naming-scheme=bogus", {"NET_NAMING_SCHEME": ":v250"}),
 ]
 
 
