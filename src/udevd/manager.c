@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 
+#include "builtins/builtin.h"
 #include "device/db.h"
 #include "device/node.h"
 #include "exec/exec-client.h"
@@ -123,6 +124,11 @@ static void manager_reload(struct manager *m, bool forced)
         int r;
 
         m->last_rules_check = now_usec(CLOCK_MONOTONIC);
+        /* builtin data too: hwdb.bin, module index, .link files (§10) */
+        if (builtins_should_reload()) {
+                builtins_reload();
+                log_info("Builtin data changed, builtins reloaded");
+        }
         if (m->rules && !rules_should_reload(m->rules)) {
                 if (forced)
                         log_debug("Rules unchanged, nothing to reload");
