@@ -850,6 +850,8 @@ static int match_parents(struct exec_state *x, const struct token *t, size_t n)
         for (;;) {
                 size_t i;
 
+                /* as systemd: substitutions see the candidate as the parent */
+                x->ev->dev_parent = d;
                 for (i = 0; i < n; i++) {
                         int r = match_parent_token(x, &t[i], d);
                         if (r < 0)
