@@ -191,3 +191,77 @@ def test_errors(udevadm):
     r = run([udevadm, "test", "--action=help"])
     assert r.returncode == 0 and r.stdout.split() == ["add", "remove", "change", "move",
                                                       "online", "offline", "bind", "unbind"]
+
+
+DEBIAN = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "build-ref",
+                                      "sd-udev"))
+
+DIFF_SCRIPT = r'''
+import os, subprocess, sys, time
+sd, ours, rules, budget = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+devs = sorted(root for root, dirs, files in os.walk("/sys/devices") if "uevent" in files)
+step = int(sys.argv[5])
+def norm(out):
+    d = {}
+    for l in out.splitlines():
+        if "=" not in l or l.startswith(("This program", "specified", "some values")):
+            continue
+        k, _, v = l.partition("=")
+        if k == "USEC_INITIALIZED":
+            continue
+        if k == "DEVLINKS":
+            v = " ".join(sorted(v.split()))      # systemd: hash order
+        if k in ("TAGS", "CURRENT_TAGS"):
+            v = ":".join(sorted(v.strip(":").split(":")))
+        d[k] = v
+    return d, [l for l in out.splitlines() if l.startswith("run:")]
+def fresh():
+    subprocess.run(["rm", "-rf", "/run/udev"])
+    os.makedirs("/run/udev")
+t0, n, bad = time.monotonic(), 0, 0
+for dev in devs[::step]:
+    if time.monotonic() - t0 > budget:
+        break
+    fresh()
+    a = subprocess.run([sd, "test", dev], capture_output=True, text=True)
+    fresh()
+    b = subprocess.run([ours, "test", "--rules-dir=" + rules, dev], capture_output=True, text=True)
+    n += 1
+    if norm(a.stdout) != norm(b.stdout):
+        bad += 1
+        print("DIFF", dev)
+        da, db = norm(a.stdout)[0], norm(b.stdout)[0]
+        for k in sorted(set(da) | set(db)):
+            if da.get(k) != db.get(k):
+                print("  %s: systemd=%r tudev=%r" % (k, da.get(k), db.get(k)))
+print("COMPARED", n, "DIFFERENT", bad)
+'''
+
+
+def test_debian_rules_every_device_like_systemd(sd_udevadm, udevadm, build, tmp_path):
+    """Debian 12's rules (and the builtins) over the devices of this machine:
+    the same properties and RUN list as systemd 252's udevadm test (the
+    order of DEVLINKS and TAGS is systemd's hash order: compared sorted)."""
+    if not os.path.isdir(os.path.join(DEBIAN, "lib", "udev", "rules.d")):
+        pytest.skip("Debian's udev package not unpacked in build-ref/sd-udev")
+    sanitized = any(s in os.path.basename(build) for s in ("asan", "tsan"))
+    script = tmp_path / "diff.py"
+    script.write_text(DIFF_SCRIPT)
+    res = nested(
+        "mount -t sysfs sysfs /sys 2>/dev/null || true\n"
+        "mount -t tmpfs tmpfs /run\n"
+        ": > /run/null; mount --bind /dev/null /run/null\n"
+        "mount -t tmpfs tmpfs /dev\n"
+        ": > /dev/null; mount --bind /run/null /dev/null\n"
+        "for d in /etc/udev/rules.d /usr/local/lib/udev/rules.d; do\n"
+        "  [ -d $d ] && mount -t tmpfs tmpfs $d\n"
+        "done\n"
+        "mount --bind %(deb)s/lib/udev/rules.d /usr/lib/udev/rules.d\n"
+        "python3 %(script)s %(sd)s %(ours)s %(deb)s/lib/udev/rules.d %(budget)d %(step)d\n"
+        % {"deb": DEBIAN, "script": script, "sd": sd_udevadm, "ours": udevadm,
+           "budget": 90 if sanitized else 45, "step": 8 if sanitized else 3},
+        timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+    last = res.stdout.strip().splitlines()[-1].split()
+    assert last[0] == "COMPARED" and int(last[1]) >= 20, res.stdout
+    assert last[3] == "0", res.stdout
