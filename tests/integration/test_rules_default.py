@@ -283,6 +283,35 @@ def test_storage_and_serial_links(udevadm, group_file, storage_tree):
     assert node("fuse") == ["NODE root 666"]
 
 
+@pytest.mark.parametrize("wwid,serial,wwn", [
+    ("t10.ATA     Samsung SSD 860 EVO 500GB               S3Z2NB0K123456X",
+     "1ATA_Samsung_SSD_860_EVO_500GB_S3Z2NB0K123456X", None),
+    ("eui.0025388b91b2c3d4", "20025388b91b2c3d4", None),
+    ("naa.600508b1001c3a9f0b1a2c3d4e5f6a7b", "3600508b1001c3a9f0b1a2c3d4e5f6a7b",
+     "0x600508b1001c3a9f0b1a2c3d4e5f6a7b"),
+])
+def test_scsi_names_from_wwid(udevadm, group_file, storage_tree, wwid, serial, wwn):
+    """Without scsi_id: the names scsi_id gives, from the kernel's wwid."""
+    sysroot, devs, _ = storage_tree
+    f = os.path.join(sysroot, os.path.dirname(os.path.dirname(devs["sda"])).lstrip("/"), "wwid")
+    with open(f) as fh:
+        saved = fh.read()
+    try:
+        with open(f, "w") as fh:
+            fh.write(wwid + "\n")
+        ((p, err, _),) = run_devices(prologue(group_file, sysroot),
+                                     "%s test --rules-dir=%s" % (udevadm, RULES), [devs["sda"]])
+    finally:
+        with open(f, "w") as fh:
+            fh.write(saved)
+    assert p["ID_SERIAL"] == serial, err[-2000:]
+    want = {"/dev/disk/by-id/scsi-" + serial}
+    if wwn:
+        assert p["ID_WWN_WITH_EXTENSION"] == wwn and p["ID_WWN"] == wwn[:18]
+        want.add("/dev/disk/by-id/wwn-" + wwn)
+    assert {l for l in links(p) if "/by-id/" in l} == want
+
+
 def test_storage_links_like_debian(sd_udevadm, udevadm, group_file, storage_tree):
     """Debian's rules under systemd 252 make the same links on the same tree
     (without ata_id/scsi_id on this machine, Debian names SATA disks by path
