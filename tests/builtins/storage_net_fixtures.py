@@ -293,6 +293,33 @@ def storage(t, cases):
                         disk="sdj", devnum=(8, 144))
     cases += [("path_id", hvd)]
 
+    # Hyper-V with the "vmbus_" bus name (systemd then expects a 37-character id)
+    acpi4 = t.device("/devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0004:00", subsystem="acpi")
+    vb0 = t.device(acpi4 + "/vmbus_0")
+    for n, guid in (("4", "{1b1c2d3e-aaaa-bbbb-cccc-0123456789ab}"),
+                    ("5", "{1b1c2d3e-aaaa-bbbb-cccc-0123456789a}")):
+        vd = t.device(vb0 + "/dev" + n, subsystem="vmbus", attrs={"device_id": guid})
+        _, vdisk = scsi_chain(t, vd, (int(n), 0, 0), 1, disk="sdv" + n,
+                              devnum=(8, 200 + int(n)))
+        cases.append(("path_id", vdisk))
+
+    # FireWire SBP-2 disk (ieee1394_id on the SCSI device)
+    ohci = pci_dev(t, "0000:09:00.0", "firewire_ohci", cls=(0x0c, 0))
+    fw = t.device(ohci + "/fw0", subsystem="firewire")
+    fwu = t.device(fw + "/fw0.0", subsystem="firewire", driver="firewire_sbp2")
+    fsd, fdisk = scsi_chain(t, fwu, (9, 0, 0), 0, disk="sdw", devnum=(8, 208),
+                            attrs={"ieee1394_id": "0001d200012345678:0:0"})
+    cases += [("path_id", fdisk), ("path_id", fsd)]
+
+    # s390 storage class memory and IUCV
+    scm = t.device("/devices/scm")
+    scmb = t.device(scm + "/0000000000000000", subsystem="scm", driver="scm_block")
+    scma = t.device(scmb + "/block/scma", subsystem="block", devtype="disk",
+                    devnum=("b", 252, 0), devname="scma")
+    iucv = t.device("/devices/iucv")
+    iu = t.device(iucv + "/netiucv0", subsystem="iucv", driver="netiucv")
+    cases += [("path_id", scma), ("path_id", iu)]
+
     # cciss, tapes, MMC (platform), xen vbd (no transport), ccw DASD, ap
     cc = pci_dev(t, "0000:06:00.0", "cciss", cls=(1, 4))
     cc0 = t.device(cc + "/cciss0")
