@@ -516,9 +516,20 @@ def network(t, cases):
 
 
 def build(root):
+    """Returns (tree, cases): path_id and usb_id on every device the fixtures
+    name, net_id on every network interface (and on two devices that are not
+    interfaces), hwdb (the modalias lookup) on the USB devices."""
     t = SysfsTree(root)
+    named = []
+    storage(t, named)
+    misc(t, named)
+    network(t, named)
+    devices = list(dict.fromkeys(d for _, d in named))
     cases = []
-    storage(t, cases)
-    misc(t, cases)
-    network(t, cases)
+    for d in devices:
+        cases += [("path_id", d), ("usb_id", d)]
+        if "/net/" in d:
+            cases.append(("net_id", d))
+    cases += [("net_id", PCI + "/0000:00:14.0"), ("net_id", "/devices/virtual/misc/fuse")]
+    cases += [("hwdb", d) for d in devices if os.path.basename(d) in ("2-1", "1-1", "1-4.2")]
     return t, cases
