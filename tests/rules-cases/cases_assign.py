@@ -11,7 +11,8 @@ CASES = [
          props={"A": "x y"}),  # += on ENV appends with a space
     dict(name="env_clear", dev="sda", rules='ENV{A}="x"\nENV{A}=""', props={"A": None},
          db=["!E:A=*"]),
-    dict(name="env_final", dev="sda", rules='ENV{A}:="x"\nENV{A}="y"', props={"A": "y"}),  # := is not final for ENV
+    dict(name="env_final", dev="sda", rules='ENV{A}:="x"\nENV{A}="y"', props={"A": "y"}),
+    # (v252: := is not final for ENV, nor for TAG below)
     dict(name="env_hidden", dev="sda", rules='ENV{.H}="1"\nENV{.H}=="1", ENV{V}="1"',
          props={".H": "1", "V": "1"}, db=["!E:.H=1"]),  # printed, never stored
     dict(name="env_override_kernel", dev="sda", rules='ENV{DEVTYPE}="other"',
@@ -22,7 +23,7 @@ CASES = [
          db=["G:a", "G:b"], props={"TAGS": ":a:b:"}),  # v252: TAG-= does not drop
     dict(name="tag_assign_replaces", dev="sda", rules='TAG+="a"\nTAG="b"',
          db=["!G:a", "G:b"]),
-    dict(name="tag_final", dev="sda", rules='TAG:="a"\nTAG+="b"', db=["G:a", "G:b"]),  # := not final for TAG
+    dict(name="tag_final", dev="sda", rules='TAG:="a"\nTAG+="b"', db=["G:a", "G:b"]),
     dict(name="tag_file", dev="sda", rules='TAG+="systemd"',
          post_sh="[ -e /run/udev/tags/systemd/b8:0 ] && echo TAGFILE=yes >> /run/ut/out",
          props={"TAGFILE": "yes"}),
@@ -77,7 +78,8 @@ CASES = [
          run=["'/bin/true a'"]),
     dict(name="run_program", dev="sda", rules='RUN+="/bin/program %k"',
          run=["'/bin/program sda'"]),
-    dict(name="run_builtin", dev="sda", rules='RUN{builtin}+="path_id"', sd="tudev's --apply runs RUN (here a builtin adding ID_PATH)",
+    dict(name="run_builtin", dev="sda", rules='RUN{builtin}+="path_id"',
+         sd="tudev's --apply runs RUN (here a builtin adding ID_PATH)",
          run=["'path_id'"]),
     dict(name="run_relative", dev="sda", rules='RUN+="tudev-none %k"',
          run=["'tudev-none sda'"]),
