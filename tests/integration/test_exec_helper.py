@@ -11,8 +11,6 @@ import re
 import signal
 import time
 
-import pytest
-
 from tudevlib import Udevd, wait_until
 
 NET = "/devices/virtual/net/"
@@ -148,9 +146,6 @@ SUBSYSTEM=="net", ACTION=="add", KERNEL=="exp*", RUN+="/bin/sh -c 'date +%%s.%%N
                             timeout=20)
     assert got, d.log_tail()
     props = got[0].props
-    if props.get("EXP_PARENT") == "udevd":
-        pytest.skip("the daemon still spawns programs directly (src/udevd/event-process.c "
-                    "has not switched its spawner to exec_udev_spawner())")
     assert props.get("EXP_PARENT") == COMM, props
     # ls itself holds one directory descriptor: 0, 1, 2 and that one.
     assert props.get("EXP_FDS") == "4", props
