@@ -145,7 +145,11 @@ def test_monitor_same_as_systemd(udevd, udevadm, sd_udevadm, net, loops, udev_mo
     ours = start_monitor(udevadm, tmp_path, "ours", *args)
     ref = start_monitor(sd_udevadm, tmp_path, "ref", *args)
     try:
-        assert ours.text_lines() == ref.text_lines()    # the header
+        # the header (block events of other activity reach every namespace and
+        # may already follow it: compare up to the first empty line only)
+        def header(lines):
+            return lines[:lines.index("") + 1] if "" in lines else lines
+        assert header(ours.text_lines()) == header(ref.text_lines())
         time.sleep(0.3)
         a, b = net.add_veth("mca0", "mcb0")
         idx = loops.add()
