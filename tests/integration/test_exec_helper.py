@@ -68,8 +68,15 @@ def gone(pid):
     return st is None or st[1] in ("Z", "X")
 
 
+def fd_targets(pid):
+    d = "/proc/%d/fd" % pid
+    return sorted(os.readlink(os.path.join(d, fd)) for fd in os.listdir(d))
+
+
 def test_helper_is_a_lean_child(udevd):
     pid = the_helper(udevd.pid)
+    # It names itself first thing, then sets up its loop: wait for that.
+    wait_until(lambda: len(fd_targets(pid)) == 6, 5.0)
     # Re-executed: a fresh address space, one thread (TSan adds its own).
     threads = int(status_field(pid, "Threads"))
     tsan = sanitized(pid)
@@ -78,8 +85,7 @@ def test_helper_is_a_lean_child(udevd):
         rss_kib = int(status_field(pid, "VmRSS"))
         assert rss_kib < 8 * 1024, "helper RSS %d KiB" % rss_kib
     # Only its own descriptors: stdio, the request socket, epoll, timerfd.
-    targets = sorted(os.readlink("/proc/%d/fd/%s" % (pid, fd))
-                     for fd in os.listdir("/proc/%d/fd" % pid))
+    targets = fd_targets(pid)
     assert len(targets) == 6, targets
     assert sum(t.startswith("socket:") for t in targets) == 1, targets
     assert "anon_inode:[eventpoll]" in targets and "anon_inode:[timerfd]" in targets, targets
