@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -302,6 +303,14 @@ int main(int argc, char *argv[])
                 return EXIT_FAILURE;
         }
         umask(022);
+        /* Each running program holds pipe ends in the daemon: raise the fd limit
+         * to the hard limit, as systemd-udevd does. */
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+                rl.rlim_cur = rl.rlim_max;
+                if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                        log_debug_errno(errno, "Failed to raise RLIMIT_NOFILE: %m");
+        }
 
         /* Every thread inherits this mask; the manager reads signals via signalfd. */
         sigfillset(&all);
