@@ -106,11 +106,11 @@ def script(tool, udevadm, sysroot, tmp, indices):
          ": > /run/null; mount --bind /dev/null /run/null",
          "mount -t tmpfs tmpfs /dev",
          ": > /dev/null; mount --bind /run/null /dev/null",
+         "mkdir -p /etc/udev/rules.d",
          "for d in /etc/udev/rules.d /run/udev/rules.d /usr/lib/udev/rules.d "
          "/usr/local/lib/udev/rules.d /lib/udev/rules.d; do",
          "  [ -d $d ] && mount -t tmpfs tmpfs $d",
          "done",
-         "mkdir -p /etc/udev/rules.d",
          "export SYSTEMD_DEVICE_VERIFY_SYSFS=0 SYSTEMD_LOG_LEVEL=debug SYSTEMD_LOG_COLOR=0"]
     for i in indices:
         c = CASES[i]
