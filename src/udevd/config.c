@@ -67,7 +67,7 @@ static bool parse_bool(const char *s, bool *ret)
         return false;
 }
 
-static int parse_resolve_names(const char *s, enum resolve_names *ret)
+int resolve_names_from_string(const char *s, enum resolve_names *ret)
 {
         if (strcmp(s, "early") == 0)
                 *ret = RESOLVE_NAMES_EARLY;
@@ -118,7 +118,7 @@ static bool apply_key(struct udevd_config *c, const char *key, const char *value
                 c->timeout_signal = r;
                 c->timeout_signal_set = true;
         } else if (!kernel && strcmp(key, "resolve_names") == 0) {
-                if (parse_resolve_names(value, &c->resolve_names) < 0)
+                if (resolve_names_from_string(value, &c->resolve_names) < 0)
                         goto invalid;
                 c->resolve_names_set = true;
         } else if (kernel && strcmp(key, "blockdev_read_only") == 0) {

@@ -39,27 +39,6 @@ unsigned udevd_default_children_max(void)
         return MIN(n, (unsigned)UDEVD_CHILDREN_MAX_LIMIT);
 }
 
-static const struct {
-        const char *name;
-        int sig;
-} signals[] = {
-        { "SIGKILL", SIGKILL }, { "SIGTERM", SIGTERM }, { "SIGINT", SIGINT },
-        { "SIGHUP", SIGHUP },   { "SIGABRT", SIGABRT }, { "SIGQUIT", SIGQUIT },
-        { "SIGUSR1", SIGUSR1 }, { "SIGUSR2", SIGUSR2 },
-};
-
-static int parse_signal(const char *s)
-{
-        for (size_t i = 0; i < ARRAY_SIZE(signals); i++)
-                if (strcmp(s, signals[i].name) == 0 || strcmp(s, signals[i].name + 3) == 0)
-                        return signals[i].sig;
-        char *end;
-        long v = strtol(s, &end, 10);
-        if (*s && !*end && v > 0 && v < NSIG)
-                return (int)v;
-        return -EINVAL;
-}
-
 static void help(void)
 {
         printf("udevd [OPTIONS...]\n\n"
@@ -142,13 +121,7 @@ static int parse_argv(int argc, char *argv[], struct udevd_settings *s)
                                 s->event_timeout_usec = usec;
                         break;
                 case 'N':
-                        if (streq(optarg, "early"))
-                                s->resolve_names = RESOLVE_NAMES_EARLY;
-                        else if (streq(optarg, "late"))
-                                s->resolve_names = RESOLVE_NAMES_LATE;
-                        else if (streq(optarg, "never"))
-                                s->resolve_names = RESOLVE_NAMES_NEVER;
-                        else
+                        if (resolve_names_from_string(optarg, &s->resolve_names) < 0)
                                 log_warning("Invalid --resolve-names='%s', ignoring", optarg);
                         break;
                 case ARG_RULES_DIR: {
@@ -162,7 +135,7 @@ static int parse_argv(int argc, char *argv[], struct udevd_settings *s)
                         break;
                 }
                 case ARG_TIMEOUT_SIGNAL:
-                        r = parse_signal(optarg);
+                        r = signal_from_string(optarg);
                         if (r < 0)
                                 log_warning("Invalid --timeout-signal='%s', ignoring", optarg);
                         else
