@@ -53,8 +53,6 @@ static void help(void)
                "  -N --resolve-names=early|late|never\n"
                "                              When to resolve users and groups\n"
                "     --timeout-signal=SIGNAL  Signal for timed-out programs\n"
-               "     --rules-dir=DIR          Read rules from DIR (repeatable; replaces the\n"
-               "                              default search path)\n"
                "     --ready-fd=N             Write a newline to fd N once ready (s6 style)\n"
                "     --rules-dir=DIR          Read rules from DIR instead of the default\n"
                "                              search path (repeatable)\n"
