@@ -855,7 +855,8 @@ class LibudevClient(LineProcess):
 def run(cmd, timeout=60, **kw):
     """subprocess.run with captured text output."""
     return subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, timeout=timeout, text=True, **kw)
+                          stderr=subprocess.PIPE, timeout=timeout, text=True,
+                          errors="surrogateescape", **kw)
 
 
 def as_nobody(cmd):
