@@ -66,10 +66,15 @@ enum {
         ARG_TEST_ACCEPT_USER_UEVENTS,
         ARG_RULES_DIR,
         ARG_READY_FD,
+        ARG_DEBUG_NETLINK_RCVBUF,
+        ARG_DEBUG_RESYNC_MATCH,
 };
 
+#define DEBUG_RCVBUF_MAX (64 * 1024 * 1024)
+
 /* Returns 1 to continue, 0 to exit successfully, <0 on error. */
-static int parse_argv(int argc, char *argv[], struct udevd_settings *s)
+static int parse_argv(int argc, char *argv[], struct udevd_settings *s,
+                      struct manager_options *mo)
 {
         static const struct option options[] = {
                 { "daemon", no_argument, NULL, 'd' },
@@ -87,6 +92,8 @@ static int parse_argv(int argc, char *argv[], struct udevd_settings *s)
                 { "test-accept-user-uevents", no_argument, NULL, ARG_TEST_ACCEPT_USER_UEVENTS },
                 { "rules-dir", required_argument, NULL, ARG_RULES_DIR },
                 { "ready-fd", required_argument, NULL, ARG_READY_FD },
+                { "debug-netlink-rcvbuf", required_argument, NULL, ARG_DEBUG_NETLINK_RCVBUF },
+                { "debug-resync-match", required_argument, NULL, ARG_DEBUG_RESYNC_MATCH },
                 {}
         };
         uint64_t usec;
@@ -154,6 +161,19 @@ static int parse_argv(int argc, char *argv[], struct udevd_settings *s)
                 }
                 case ARG_DEBUG_EVENT_DELAY_MATCH:
                         s->debug_event_delay_match = optarg;
+                        break;
+                case ARG_DEBUG_NETLINK_RCVBUF: {
+                        char *end;
+                        unsigned long v = strtoul(optarg, &end, 10);
+                        if (!*optarg || *end || v == 0 || v > DEBUG_RCVBUF_MAX)
+                                log_warning("Invalid --debug-netlink-rcvbuf='%s' (bytes), "
+                                            "ignoring", optarg);
+                        else
+                                mo->netlink_rcvbuf = (int)v;
+                        break;
+                }
+                case ARG_DEBUG_RESYNC_MATCH:
+                        mo->resync_match = *optarg ? optarg : NULL;
                         break;
                 case ARG_READY_FD: {
                         char *end;
@@ -237,6 +257,7 @@ int main(int argc, char *argv[])
                 .ready_fd = -1,
         };
         struct manager *m = NULL;
+        struct manager_options mopts = {};
         int ready_fd = -1;
         sigset_t all;
         int r;
@@ -254,7 +275,7 @@ int main(int argc, char *argv[])
         const char *env_target = getenv("SYSTEMD_LOG_TARGET");
         if (env_level && log_level_from_string(env_level) >= 0)
                 log_set_max_level(log_level_from_string(env_level));
-        r = parse_argv(argc, argv, &settings);
+        r = parse_argv(argc, argv, &settings, &mopts);
         if (r <= 0)
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
         proc_cmdline_load(&kernel_conf);
@@ -319,7 +340,7 @@ int main(int argc, char *argv[])
                 log_error_errno(r, "Failed to start the exec helper: %m");
                 return EXIT_FAILURE;
         }
-        r = manager_new(&settings, &m);
+        r = manager_new(&settings, &mopts, &m);
         if (r < 0) {
                 log_error_errno(r, "Failed to initialize: %m");
                 exec_client_free(settings.exec);

@@ -24,23 +24,48 @@
 #include "udevd/ctrl-server.h"
 #include "udevd/event-process.h"
 #include "udevd/event-queue.h"
+#include "udevd/known-devices.h"
 #include "udevd/loop.h"
 #include "udevd/manager.h"
 #include "udevd/netlink-listener.h"
+#include "udevd/resync.h"
 #include "udevd/rules-snapshot.h"
+#include "udevd/run-repair.h"
 #include "udevd/worker-pool.h"
 
 #define MANAGER_TICK_USEC USEC_PER_SEC
 #define RULES_CHECK_INTERVAL_USEC (3 * USEC_PER_SEC) /* event-processing.md §10 */
 
+/* Recovery after kernel buffer overruns (udevd/resync.h): wait until the
+ * queue is idle, drain the socket (listener sync), compare and repair, then
+ * wait until the repair's own events are done. */
+enum resync_state {
+        RESYNC_NONE,
+        RESYNC_WAIT_IDLE,   /* an overrun happened; waiting for an idle queue */
+        RESYNC_SYNCING,     /* socket drain requested (ticket) */
+        RESYNC_WAIT_SETTLE, /* resync done; waiting for its events to finish */
+        RESYNC_SETTLING,    /* socket drain requested (ticket) */
+};
+
+struct manager_resync {
+        enum resync_state state;
+        uint64_t ticket;        /* listener sync ticket */
+        uint64_t overruns_done; /* listener enobufs count covered by the last resync */
+        uint64_t detected_usec; /* when the first unhandled overrun was seen */
+        unsigned runs, added, removed, forgotten;
+};
+
 struct manager {
         const struct udevd_settings *settings; /* borrowed */
+        struct manager_options opts;
         char queue_path[256];
         char control_path[256];
         struct loop *loop;
         struct event_queue *queue;
         struct worker_pool *pool;
         struct listener *listener;
+        struct known_devices *known;
+        struct manager_resync resync;
         struct ctrl_server *ctrl;
         struct broadcaster bc; /* failure broadcasts of timed-out events */
         int signal_fd;
@@ -265,6 +290,102 @@ static uint64_t on_ctrl_synced(void *userdata)
 
 /* ---- loop sources ---- */
 
+/* ---- overrun recovery ---- */
+
+static bool queue_idle(struct manager *m)
+{
+        struct event_queue_stats qs;
+
+        event_queue_get_stats(m->queue, &qs);
+        return qs.queued == 0 && qs.running == 0 && worker_pool_busy(m->pool) == 0;
+}
+
+/* Compare sysfs with the database and repair (udevd/resync.h), with the
+ * dispatching paused so that no worker writes meanwhile. False if the queue
+ * was not idle after all. */
+static bool manager_resync_now(struct manager *m, uint64_t overruns)
+{
+        const struct device_roots roots = { .sys = "/sys", .dev = "/dev",
+                                            .run = m->settings->run_dir };
+        struct listener_stats ls;
+        struct resync_result res;
+        int r;
+
+        event_queue_set_paused(m->queue, true);
+        if (!queue_idle(m)) {
+                event_queue_set_paused(m->queue, m->queue_stopped);
+                return false;
+        }
+        listener_get_stats(m->listener, &ls);
+        const struct resync_params p = {
+                .roots = &roots,
+                .known = m->known,
+                .queue = m->queue,
+                .seqnum = MAX(ls.last_seqnum, (uint64_t)1),
+                .match = m->opts.resync_match,
+        };
+        r = resync_run(&p, &res);
+        event_queue_set_paused(m->queue, m->queue_stopped);
+        m->resync.overruns_done = overruns;
+        m->resync.runs++;
+        m->resync.added += res.added;
+        m->resync.removed += res.removed;
+        m->resync.forgotten += res.forgotten;
+        if (r < 0)
+                log_error_errno(r, "Resync after the kernel buffer overrun failed: %m");
+        log_warning("Resync #%u after %" PRIu64 " kernel buffer overrun(s), %" PRIu64
+                    " SEQNUM(s) lost so far: %u records and %u sysfs devices compared in %" PRIu64
+                    " ms; add requested for %u, remove synthesized for %u, %u records forgotten",
+                    m->resync.runs, overruns, ls.lost, res.records, res.devices,
+                    res.usec / USEC_PER_MSEC, res.added, res.removed, res.forgotten);
+        return true;
+}
+
+/* Timer tick: notice new overruns and move the recovery on. */
+static void manager_resync_tick(struct manager *m)
+{
+        struct manager_resync *rs = &m->resync;
+        struct listener_stats ls;
+
+        if (m->exiting)
+                return;
+        listener_get_stats(m->listener, &ls);
+        if (ls.enobufs > rs->overruns_done &&
+            (rs->state == RESYNC_NONE || rs->state >= RESYNC_WAIT_SETTLE)) {
+                if (rs->state == RESYNC_NONE)
+                        rs->detected_usec = now_usec(CLOCK_MONOTONIC);
+                rs->state = RESYNC_WAIT_IDLE;
+        }
+        if ((rs->state == RESYNC_WAIT_IDLE || rs->state == RESYNC_WAIT_SETTLE) && queue_idle(m)) {
+                rs->ticket = listener_request_sync(m->listener);
+                rs->state = rs->state == RESYNC_WAIT_IDLE ? RESYNC_SYNCING : RESYNC_SETTLING;
+        }
+}
+
+/* A listener sync completed: if it was ours, the socket is drained. */
+static void manager_resync_synced(struct manager *m, uint64_t synced)
+{
+        struct manager_resync *rs = &m->resync;
+        struct listener_stats ls;
+
+        if ((rs->state != RESYNC_SYNCING && rs->state != RESYNC_SETTLING) || synced < rs->ticket)
+                return;
+        listener_get_stats(m->listener, &ls);
+        if (rs->state == RESYNC_SYNCING) {
+                rs->state = manager_resync_now(m, ls.enobufs) ? RESYNC_WAIT_SETTLE
+                                                               : RESYNC_WAIT_IDLE;
+                return;
+        }
+        if (!queue_idle(m) || ls.enobufs > rs->overruns_done) {
+                rs->state = ls.enobufs > rs->overruns_done ? RESYNC_WAIT_IDLE : RESYNC_WAIT_SETTLE;
+                return;
+        }
+        log_warning("Recovered from the kernel buffer overrun(s) %.1f s after detecting it: "
+                    "the database matches sysfs again",
+                    (double)(now_usec(CLOCK_MONOTONIC) - rs->detected_usec) / USEC_PER_SEC);
+        rs->state = RESYNC_NONE;
+}
+
 static void on_listener_sync(struct loop *l, int fd, uint32_t revents, void *userdata)
 {
         struct manager *m = userdata;
@@ -273,6 +394,7 @@ static void on_listener_sync(struct loop *l, int fd, uint32_t revents, void *use
         if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
                 log_debug_errno(errno, "sync eventfd read failed: %m");
         ctrl_server_sync_done(m->ctrl, listener_synced(m->listener));
+        manager_resync_synced(m, listener_synced(m->listener));
 }
 
 static void on_signal(struct loop *l, int fd, uint32_t revents, void *userdata)
@@ -341,6 +463,7 @@ static void on_timer(struct loop *l, int fd, uint32_t revents, void *userdata)
         event_queue_foreach_running(m->queue, check_event_timeout, &tc);
         if (tc.now - m->last_rules_check >= RULES_CHECK_INTERVAL_USEC)
                 manager_reload(m, false);
+        manager_resync_tick(m);
         manager_idle_cleanup(m);
 }
 
@@ -381,8 +504,10 @@ static int setup_timer(struct manager *m)
         return loop_add(m->loop, m->timer_fd, EPOLLIN, on_timer, m);
 }
 
-int manager_new(const struct udevd_settings *settings, struct manager **ret)
+int manager_new(const struct udevd_settings *settings, const struct manager_options *opts,
+                struct manager **ret)
 {
+        const struct device_roots roots = { .sys = "/sys", .dev = "/dev", .run = settings->run_dir };
         struct manager *m;
         int r;
 
@@ -390,6 +515,8 @@ int manager_new(const struct udevd_settings *settings, struct manager **ret)
         if (!m)
                 return -ENOMEM;
         m->settings = settings;
+        if (opts)
+                m->opts = *opts;
         m->signal_fd = m->timer_fd = -1;
         m->bc = (struct broadcaster)BROADCASTER_NULL;
         pthread_mutex_init(&m->env_lock, NULL);
@@ -402,8 +529,9 @@ int manager_new(const struct udevd_settings *settings, struct manager **ret)
                 log_error_errno(r, "Failed to create %s: %m", settings->run_dir);
                 goto fail;
         }
-        /* A queue flag left by a crashed instance would make settle wait forever. */
-        (void)unlink(m->queue_path);
+        /* A queue flag, temporary files, records and link claims of vanished
+         * devices left by a crashed instance (udevd/run-repair.h). */
+        (void)run_repair(&roots, NULL);
 
         m->children_max = settings->children_max ?: udevd_default_children_max();
         struct event_queue_hooks hooks = {
@@ -425,11 +553,7 @@ int manager_new(const struct udevd_settings *settings, struct manager **ret)
                 goto fail;
         }
         m->last_rules_check = now_usec(CLOCK_MONOTONIC);
-        {
-                const struct device_roots roots = { .sys = "/sys", .dev = "/dev",
-                                                    .run = settings->run_dir };
-                (void)rules_apply_static_nodes(m->rules, &roots); /* once, not on reload */
-        }
+        (void)rules_apply_static_nodes(m->rules, &roots); /* once, not on reload */
         r = manager_publish(m);
         if (r < 0)
                 goto fail;
@@ -453,7 +577,15 @@ int manager_new(const struct udevd_settings *settings, struct manager **ret)
                 log_error_errno(r, "Failed to open the broadcast socket: %m");
                 goto fail;
         }
-        r = listener_new(m->queue, settings->accept_user_uevents, &m->listener);
+        r = known_devices_new(&m->known);
+        if (r < 0)
+                goto fail;
+        const struct listener_options lo = {
+                .accept_user_uevents = settings->accept_user_uevents,
+                .rcvbuf = m->opts.netlink_rcvbuf,
+                .known = m->known,
+        };
+        r = listener_new(m->queue, &lo, &m->listener);
         if (r < 0)
                 goto fail;
         r = loop_add(m->loop, listener_sync_fd(m->listener), EPOLLIN, on_listener_sync, m);
@@ -495,10 +627,12 @@ static void log_stats(struct manager *m)
         worker_pool_get_stats(m->pool, &ps);
         event_queue_get_stats(m->queue, &qs);
         log_info("stats: received=%" PRIu64 " processed=%" PRIu64 " failed=%" PRIu64
-                 " forged=%" PRIu64 " malformed=%" PRIu64 " enobufs=%" PRIu64
+                 " forged=%" PRIu64 " malformed=%" PRIu64 " enobufs=%" PRIu64 " lost=%" PRIu64
+                 " resyncs=%u resync_added=%u resync_removed=%u resync_forgotten=%u"
                  " dropped_at_exit=%zu workers=%u",
                  ls.received, ps.processed, ps.failed, ls.forged, ls.malformed, ls.enobufs,
-                 qs.queued, ps.workers);
+                 ls.lost, m->resync.runs, m->resync.added, m->resync.removed,
+                 m->resync.forgotten, qs.queued, ps.workers);
 }
 
 int manager_run(struct manager *m)
@@ -550,6 +684,7 @@ void manager_free(struct manager *m)
                 loop_remove(m->loop, listener_sync_fd(m->listener));
                 listener_free(m->listener);
         }
+        known_devices_free(m->known);
         if (m->queue)
                 event_queue_shutdown(m->queue, true);
         worker_pool_free(m->pool);

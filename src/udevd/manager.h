@@ -8,9 +8,17 @@
 
 struct manager;
 
-/* Creates /run/udev, the control socket and the uevent socket. No thread is
- * started yet. Borrows settings. */
-int manager_new(const struct udevd_settings *settings, struct manager **ret);
+/* Debugging knobs of the manager (udevd(8), DEBUGGING), set by main(). */
+struct manager_options {
+        int netlink_rcvbuf;       /* --debug-netlink-rcvbuf=BYTES; 0 = 128 MiB, forced */
+        const char *resync_match; /* --debug-resync-match=GLOB[|GLOB...]; NULL = all */
+};
+
+/* Creates /run/udev (repairing what an unclean shutdown left there, see
+ * udevd/run-repair.h), the control socket and the uevent socket. No thread
+ * is started yet. Borrows settings and opts (may be NULL). */
+int manager_new(const struct udevd_settings *settings, const struct manager_options *opts,
+                struct manager **ret);
 /* Start the listener; from now on the process is multi-threaded. */
 int manager_start(struct manager *m);
 /* Run until SIGTERM/SIGINT or a control "exit"; returns the exit status. */

@@ -13,6 +13,7 @@
 #include "shared/log.h"
 #include "shared/time-util.h"
 #include "udevd/event-queue.h"
+#include "udevd/known-devices.h"
 #include "udevd/netlink-listener.h"
 #include "udevd/settings.h"
 
@@ -20,7 +21,9 @@
 
 struct listener {
         struct event_queue *queue; /* borrowed */
+        struct known_devices *known; /* borrowed, may be NULL */
         bool accept_user_uevents;
+        int rcvbuf; /* 0: UDEVD_RCVBUF_SIZE, forced */
         int nl_fd;
         int wake_fd;  /* manager -> listener: sync requested or stop */
         int sync_fd;  /* listener -> manager: a sync completed */
@@ -29,7 +32,7 @@ struct listener {
         _Atomic bool stop;
         _Atomic uint64_t sync_requested;
         _Atomic uint64_t sync_done;
-        _Atomic uint64_t n_received, n_forged, n_malformed, n_enobufs, last_seqnum;
+        _Atomic uint64_t n_received, n_forged, n_malformed, n_enobufs, n_lost, last_seqnum;
         bool loss_pending; /* listener thread only: an overrun happened, gap not yet reported */
 
         /* receive buffers, used only by the listener thread */
@@ -43,18 +46,27 @@ struct listener {
         char data[LISTENER_BATCH][UEVENT_BUFFER_MAX + 1];
 };
 
-static int open_uevent_socket(int *ret)
+/* rcvbuf > 0 (--debug-netlink-rcvbuf=): that size, SO_RCVBUF only (the
+ * kernel caps it at net.core.rmem_max and doubles it); else 128 MiB, forced. */
+static int open_uevent_socket(int rcvbuf, int *ret)
 {
         struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
-        int size = UDEVD_RCVBUF_SIZE, one = 1;
+        int size = rcvbuf > 0 ? rcvbuf : UDEVD_RCVBUF_SIZE, one = 1;
+        socklen_t sl = sizeof(size);
         int fd;
 
         fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
         if (fd < 0)
                 return log_error_errno(errno, "Failed to create uevent socket: %m");
-        if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0 &&
-            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) < 0)
+        if (rcvbuf > 0) {
+                if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) < 0)
+                        log_warning_errno(errno, "Failed to set the uevent receive buffer: %m");
+                if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, &sl) >= 0)
+                        log_info("Debugging: uevent receive buffer is %d bytes", size);
+        } else if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0 &&
+                   setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) < 0) {
                 log_warning_errno(errno, "Failed to enlarge the uevent receive buffer: %m");
+        }
         if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0) {
                 int r = log_error_errno(errno, "Failed to enable SO_PASSCRED: %m");
                 safe_close(fd);
@@ -69,7 +81,8 @@ static int open_uevent_socket(int *ret)
         return 0;
 }
 
-int listener_new(struct event_queue *q, bool accept_user_uevents, struct listener **ret)
+int listener_new(struct event_queue *q, const struct listener_options *opts,
+                 struct listener **ret)
 {
         struct listener *l;
         int r;
@@ -78,9 +91,11 @@ int listener_new(struct event_queue *q, bool accept_user_uevents, struct listene
         if (!l)
                 return -ENOMEM;
         l->queue = q;
-        l->accept_user_uevents = accept_user_uevents;
+        l->known = opts->known;
+        l->accept_user_uevents = opts->accept_user_uevents;
+        l->rcvbuf = opts->rcvbuf;
         l->nl_fd = l->wake_fd = l->sync_fd = -1;
-        r = open_uevent_socket(&l->nl_fd);
+        r = open_uevent_socket(l->rcvbuf, &l->nl_fd);
         if (r < 0)
                 goto fail;
         l->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -130,6 +145,24 @@ static void handle_enobufs(struct listener *l)
         log_error("Kernel uevent receive buffer overrun (#%llu): uevents after SEQNUM=%llu "
                   "were lost; the next received SEQNUM bounds the loss",
                   (unsigned long long)n, (unsigned long long)atomic_load(&l->last_seqnum));
+}
+
+/* The first SEQNUM after an overrun bounds the loss: count and log the gap. */
+static void report_loss(struct listener *l, uint64_t seqnum)
+{
+        uint64_t last = atomic_load(&l->last_seqnum);
+
+        if (last == 0 || seqnum <= last + 1) {
+                log_error("Uevents lost in the overrun: their number is unknown (last SEQNUM "
+                          "%llu, next %llu)", (unsigned long long)last,
+                          (unsigned long long)seqnum);
+                return;
+        }
+        atomic_fetch_add(&l->n_lost, seqnum - last - 1);
+        log_error("Uevents lost in the overrun: SEQNUM %llu..%llu, %llu at most (gaps in that "
+                  "range may also be events of other network namespaces)",
+                  (unsigned long long)last + 1, (unsigned long long)seqnum - 1,
+                  (unsigned long long)(seqnum - last - 1));
 }
 
 /* Receive everything available (one or more recvmmsg rounds) and push it.
@@ -188,13 +221,9 @@ static int receive_batch(struct listener *l)
                                         len, r == -E2BIG ? "too large" : "bad format");
                         continue;
                 }
-                uint64_t last = atomic_load(&l->last_seqnum);
                 if (l->loss_pending) {
                         l->loss_pending = false;
-                        log_error("Uevents lost in the overrun: SEQNUM %llu..%llu (gaps in that "
-                                  "range may also be events of other network namespaces)",
-                                  (unsigned long long)last + 1,
-                                  (unsigned long long)(ev->seqnum > 0 ? ev->seqnum - 1 : 0));
+                        report_loss(l, ev->seqnum);
                 }
                 atomic_store(&l->last_seqnum, ev->seqnum);
                 log_debug("SEQNUM=%llu %s %s (%s) queued", (unsigned long long)ev->seqnum,
@@ -202,6 +231,8 @@ static int receive_batch(struct listener *l)
                 evs[n_evs++] = ev;
         }
         if (n_evs > 0) {
+                if (l->known)
+                        known_devices_note(l->known, evs, n_evs);
                 int r = event_queue_push(l->queue, evs, n_evs);
                 if (r < 0)
                         return r == -ESHUTDOWN ? 0 : log_error_errno(r, "Failed to queue events: %m");
@@ -320,6 +351,7 @@ void listener_get_stats(const struct listener *l, struct listener_stats *ret)
                 .forged = atomic_load(&m->n_forged),
                 .malformed = atomic_load(&m->n_malformed),
                 .enobufs = atomic_load(&m->n_enobufs),
+                .lost = atomic_load(&m->n_lost),
                 .last_seqnum = atomic_load(&m->last_seqnum),
         };
 }

@@ -8,7 +8,13 @@
  * When the queue is full (event_queue_wait_capacity) the listener stops
  * reading and the kernel buffer (128 MiB, SO_RCVBUFFORCE) absorbs the storm.
  * ENOBUFS (the kernel buffer overflowed) is counted and logged at error level
- * with the last SEQNUM received before the loss and the first one after.
+ * with the last SEQNUM received before the loss and the first one after; the
+ * size of that gap is added to the "lost" counter (an upper bound: net events
+ * of other network namespaces take SEQNUMs too). The manager then resyncs
+ * (udevd/resync.h).
+ *
+ * Every event queued is also recorded in the known-devices index
+ * (udevd/known-devices.h), which the resync needs.
  *
  * Sync: the manager answers a control PING only after every uevent that
  * reached the socket before the PING has been queued: listener_request_sync()
@@ -19,19 +25,27 @@
 #include <stdint.h>
 
 struct event_queue;
+struct known_devices;
 struct listener;
+
+struct listener_options {
+        bool accept_user_uevents;     /* --test-accept-user-uevents */
+        int rcvbuf;                   /* > 0: --debug-netlink-rcvbuf=; 0: 128 MiB */
+        struct known_devices *known;  /* borrowed, may be NULL */
+};
 
 struct listener_stats {
         uint64_t received;  /* datagrams accepted and queued */
         uint64_t forged;    /* dropped: not from the kernel */
         uint64_t malformed; /* dropped: parse errors */
         uint64_t enobufs;   /* receive buffer overruns */
+        uint64_t lost;      /* SEQNUMs missing after overruns (upper bound) */
         uint64_t last_seqnum;
 };
 
-/* Opens and binds the socket (fd_passed >= 0: use that socket, consumed).
- * Borrows `q` for its lifetime. */
-int listener_new(struct event_queue *q, bool accept_user_uevents, struct listener **ret);
+/* Opens and binds the socket. Borrows `q` (and opts->known) for its lifetime. */
+int listener_new(struct event_queue *q, const struct listener_options *opts,
+                 struct listener **ret);
 int listener_start(struct listener *l);
 /* Ask the thread to stop and join it. Safe if never started. */
 void listener_stop(struct listener *l);
