@@ -12,6 +12,7 @@
 #include "shared/time-util.h"
 
 static _Atomic int max_level = LOG_INFO;
+static _Thread_local int thread_level = -1; /* -1: follow max_level */
 static _Atomic int target = LOG_TARGET_CONSOLE;
 static int kmsg_fd = -1;
 static _Atomic bool console_plain = false;
@@ -53,7 +54,22 @@ void log_set_max_level(int level)
         atomic_store(&max_level, level);
 }
 
-int log_get_max_level(void) { return atomic_load_explicit(&max_level, memory_order_relaxed); }
+int log_get_max_level(void)
+{
+        if (thread_level >= 0)
+                return thread_level;
+        return atomic_load_explicit(&max_level, memory_order_relaxed);
+}
+
+void log_set_thread_max_level(int level)
+{
+        if (level < 0)
+                thread_level = -1;
+        else
+                thread_level = level > LOG_DEBUG ? LOG_DEBUG : level;
+}
+
+int log_get_thread_max_level(void) { return thread_level; }
 
 int log_level_from_string(const char *s)
 {

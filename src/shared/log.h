@@ -6,7 +6,8 @@
  * (log_open_console) or to syslog (log_open_syslog). Each message is formatted
  * into a per-call stack buffer and written with a single write(2), so lines of
  * different threads never interleave. The maximum level is an atomic and may be
- * changed at any time from any thread. */
+ * changed at any time from any thread; a thread may override it for itself
+ * (log_set_thread_max_level). */
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -31,7 +32,15 @@ void log_set_target(enum log_target target, const char *ident);
  * messages, like systemd's). */
 void log_set_console_plain(bool plain);
 void log_set_max_level(int level);
+/* The level in effect for the calling thread: its override if one is set,
+ * else the process-wide level. */
 int log_get_max_level(void);
+/* Per-thread override of the maximum level (OPTIONS+="log_level=" for the
+ * rest of one event, rules.md §9): LOG_EMERG..LOG_DEBUG, or -1 to follow the
+ * process-wide level again. Only the calling thread is affected; the worker
+ * resets it after each event. */
+void log_set_thread_max_level(int level);
+int log_get_thread_max_level(void); /* -1: no override */
 /* Parse "err", "info", "debug", ... or "0".."7"; returns level or -EINVAL. */
 int log_level_from_string(const char *s);
 const char *log_level_to_string(int level);

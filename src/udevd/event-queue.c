@@ -28,6 +28,12 @@
  * live event completes (done or abandoned) it leaves the indexes (a by_* entry
  * only if it still owns it) and decrements its dependants; those reaching zero
  * are appended to the runnable FIFO.
+ *
+ * Requeued events (block device locked, event-processing.md §3.3) go back from
+ * running to queued without leaving the indexes, so their dependants stay
+ * blocked; they wait on the `delayed` list until their not-before time (or a
+ * retry_disk() for their disk) moves them to the runnable FIFO. Takers waiting
+ * while the list is not empty sleep at most until its earliest time.
  */
 #include <assert.h>
 #include <errno.h>
@@ -71,6 +77,9 @@ struct queued_event {
          * worker publishing its result or the manager abandoning the event. */
         atomic_int result_owner;
         uint64_t start_usec;
+        struct queued_event *delayed_next; /* in q->delayed */
+        uint64_t not_before;  /* while delayed: CLOCK_MONOTONIC µs */
+        uint64_t retry_until; /* set at the first requeue: no requeue after it */
         uint64_t mark; /* insertion serial that last collected us as blocker */
         size_t n_blockers;
         struct queued_event **dependants;
@@ -97,7 +106,8 @@ struct event_queue {
         struct qe_list queued; /* QE_QUEUED, insertion order */
         struct qe_list lent;   /* QE_RUNNING and QE_ABANDONED */
         struct queued_event *runnable_head, *runnable_tail;
-        size_t n_queued, n_running, n_runnable;
+        struct queued_event *delayed; /* requeued, waiting for not_before */
+        size_t n_queued, n_running, n_runnable, n_delayed;
         uint64_t pushed_total, done_total;
 
         size_t n_waiting;   /* takers blocked on `takers` */
@@ -306,6 +316,89 @@ static struct queued_event *runnable_pop_locked(struct event_queue *q)
         qe->runnable_next = NULL;
         q->n_runnable--;
         return qe;
+}
+
+/* ------------------------------------------------------- delayed (requeued) */
+
+static bool startswith_any(const char *s, const char *const *prefixes)
+{
+        for (; *prefixes; prefixes++)
+                if (strncmp(s, *prefixes, strlen(*prefixes)) == 0)
+                        return true;
+        return false;
+}
+
+bool uevent_lock_disk(const struct uevent *ev, char *buf, size_t size)
+{
+        static const char *const unlocked[] = { "dm-", "md", "drbd", NULL };
+        const char *slash;
+        size_t len;
+
+        if (ev->action == UEVENT_ACTION_REMOVE || !streq(ev->subsystem, "block") ||
+            startswith_any(ev->sysname, unlocked) || !ev->devtype)
+                return false;
+        if (streq(ev->devtype, "disk"))
+                len = strlen(ev->devpath);
+        else if (streq(ev->devtype, "partition") && (slash = strrchr(ev->devpath, '/')) &&
+                 slash > ev->devpath)
+                len = (size_t)(slash - ev->devpath);
+        else
+                return false;
+        if (len >= size)
+                return false;
+        memcpy(buf, ev->devpath, len);
+        buf[len] = '\0';
+        return true;
+}
+
+static void delayed_append_locked(struct event_queue *q, struct queued_event *qe)
+{
+        struct queued_event **pp = &q->delayed;
+
+        while (*pp)
+                pp = &(*pp)->delayed_next;
+        qe->delayed_next = NULL;
+        *pp = qe;
+        q->n_delayed++;
+}
+
+/* Move delayed events that `due` selects to the runnable FIFO (in requeue
+ * order). Returns the earliest not-before time of those left, or
+ * USEC_INFINITY. */
+static uint64_t promote_delayed_locked(struct event_queue *q,
+                                       bool (*due)(const struct queued_event *qe,
+                                                   const void *arg),
+                                       const void *arg)
+{
+        struct queued_event **pp = &q->delayed;
+        uint64_t next = USEC_INFINITY;
+
+        while (*pp) {
+                struct queued_event *qe = *pp;
+
+                if (due(qe, arg)) {
+                        *pp = qe->delayed_next;
+                        qe->delayed_next = NULL;
+                        q->n_delayed--;
+                        runnable_append_locked(q, qe);
+                        continue;
+                }
+                next = MIN(next, qe->not_before);
+                pp = &qe->delayed_next;
+        }
+        return next;
+}
+
+static bool due_by_time(const struct queued_event *qe, const void *arg)
+{
+        return qe->not_before <= *(const uint64_t *)arg;
+}
+
+static bool due_by_disk(const struct queued_event *qe, const void *arg)
+{
+        char disk[UEVENT_BUFFER_MAX];
+
+        return uevent_lock_disk(qe->ev, disk, sizeof(disk)) && streq(disk, (const char *)arg);
 }
 
 /* ---------------------------------------------------------------- indexes */
@@ -598,6 +691,16 @@ static void free_records(struct uevent **evs, size_t n)
                         uevent_free(evs[i]);
 }
 
+/* A new uevent for a disk: it may have been unlocked (systemd:
+ * event_queue_assume_block_device_unlocked()). */
+static void retry_disk_of_locked(struct event_queue *q, const struct uevent *ev)
+{
+        char disk[UEVENT_BUFFER_MAX];
+
+        if (q->n_delayed > 0 && uevent_lock_disk(ev, disk, sizeof(disk)))
+                (void)promote_delayed_locked(q, due_by_disk, disk);
+}
+
 int event_queue_push(struct event_queue *q, struct uevent **evs, size_t n)
 {
         struct qe_list batch = { NULL, NULL };
@@ -632,6 +735,7 @@ int event_queue_push(struct event_queue *q, struct uevent **evs, size_t n)
                         list_append(&batch, qe); /* free with the rest below */
                         break;
                 }
+                retry_disk_of_locked(q, qe->ev);
         }
         update_busy_locked(q);
         wake_takers_locked(q);
@@ -712,14 +816,24 @@ struct queued_event *event_queue_take(struct event_queue *q)
         struct queued_event *qe;
 
         pthread_mutex_lock(&q->lock);
-        while (takeable_locked(q) == 0) {
+        for (;;) {
+                uint64_t next = USEC_INFINITY;
+
+                if (q->n_delayed > 0) {
+                        uint64_t now = now_usec(CLOCK_MONOTONIC);
+                        next = promote_delayed_locked(q, due_by_time, &now);
+                }
+                if (takeable_locked(q) > 0)
+                        break;
                 if (q->shutdown && (q->paused || q->n_queued == 0)) {
                         pthread_mutex_unlock(&q->lock);
                         return NULL;
                 }
                 q->n_waiting++;
-                pthread_cond_wait(&q->takers, &q->lock);
+                /* With delayed events, sleep at most until the earliest is due. */
+                (void)cond_wait_until(&q->takers, &q->lock, next);
                 q->n_waiting--;
+                /* Also after a timeout: an undercount only costs extra wake-ups. */
                 if (q->n_signalled > 0)
                         q->n_signalled--;
         }
@@ -757,6 +871,70 @@ void event_queue_done(struct event_queue *q, struct queued_event *qe)
         }
         pthread_mutex_unlock(&q->lock);
         qe_free(qe);
+}
+
+int event_queue_requeue(struct event_queue *q, struct queued_event *qe, uint64_t delay_usec,
+                        uint64_t timeout_usec)
+{
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        bool need;
+
+        pthread_mutex_lock(&q->lock);
+        if (qe->state != QE_RUNNING ||
+            atomic_load(&qe->result_owner) != QE_RESULT_OPEN) {
+                pthread_mutex_unlock(&q->lock);
+                return -ECANCELED;
+        }
+        if (q->shutdown) {
+                pthread_mutex_unlock(&q->lock);
+                return -ESHUTDOWN;
+        }
+        if (qe->retry_until > 0 && now >= qe->retry_until) {
+                pthread_mutex_unlock(&q->lock);
+                return -ETIMEDOUT;
+        }
+        if (qe->retry_until == 0)
+                qe->retry_until = timeout_usec > UINT64_MAX - now ? UINT64_MAX : now + timeout_usec;
+        qe->not_before = delay_usec > UINT64_MAX - now ? UINT64_MAX : now + delay_usec;
+
+        /* Back to queued; it stays in the indexes and keeps its dependants. */
+        list_remove(&q->lent, qe);
+        qe->state = QE_QUEUED;
+        list_append(&q->queued, qe);
+        q->n_running--;
+        q->n_queued++;
+        if (delay_usec == 0) {
+                runnable_append_locked(q, qe);
+                wake_takers_locked(q);
+        } else {
+                delayed_append_locked(q, qe);
+                /* Waiting takers re-arm their sleep with the new earliest time. */
+                pthread_cond_broadcast(&q->takers);
+        }
+        need = need_worker_locked(q);
+        pthread_mutex_unlock(&q->lock);
+        if (need)
+                q->hooks.on_need_worker(q->hooks.userdata);
+        return 0;
+}
+
+void event_queue_retry_disk(struct event_queue *q, const char *disk_devpath)
+{
+        bool need = false;
+
+        pthread_mutex_lock(&q->lock);
+        if (q->n_delayed > 0) {
+                size_t before = q->n_delayed;
+
+                (void)promote_delayed_locked(q, due_by_disk, disk_devpath);
+                if (q->n_delayed != before) {
+                        wake_takers_locked(q);
+                        need = !q->shutdown && need_worker_locked(q);
+                }
+        }
+        pthread_mutex_unlock(&q->lock);
+        if (need)
+                q->hooks.on_need_worker(q->hooks.userdata);
 }
 
 const struct uevent *queued_event_uevent(const struct queued_event *qe)
@@ -813,6 +991,8 @@ static struct queued_event *drop_queued_locked(struct event_queue *q)
         q->queued = (struct qe_list){ NULL, NULL };
         q->runnable_head = q->runnable_tail = NULL;
         q->n_runnable = 0;
+        q->delayed = NULL;
+        q->n_delayed = 0;
         q->n_queued = 0;
         count_decreased_locked(q);
         return dropped;
@@ -839,6 +1019,7 @@ void event_queue_get_stats(struct event_queue *q, struct event_queue_stats *ret)
                 .queued = q->n_queued,
                 .running = q->n_running,
                 .runnable = q->n_runnable,
+                .delayed = q->n_delayed,
                 .pushed_total = q->pushed_total,
                 .done_total = q->done_total,
         };

@@ -72,6 +72,30 @@ struct queued_event *event_queue_take(struct event_queue *q);
  * frees it (including the uevent record). Also used for abandoned events. */
 void event_queue_done(struct event_queue *q, struct queued_event *qe);
 
+/* Worker side, instead of event_queue_done(): put a running event back into
+ * the queue because its block device is locked by another process
+ * (event-processing.md §3.3). It is not handed out again before `delay_usec`
+ * from now, unless event_queue_retry_disk() or a new uevent of the same disk
+ * (see uevent_lock_disk) comes first. It keeps blocking its dependants.
+ * The first requeue of an event starts its retry clock: once `timeout_usec`
+ * have passed since then it is not requeued any more.
+ * Returns 0: requeued, the caller no longer owns qe (take() hands it out
+ * again); or, with qe still the caller's (finish it with event_queue_done()):
+ * -ETIMEDOUT (retry time over), -ESHUTDOWN (queue shut down), -ECANCELED
+ * (abandoned by the manager meanwhile, or its result already claimed). */
+int event_queue_requeue(struct event_queue *q, struct queued_event *qe, uint64_t delay_usec,
+                        uint64_t timeout_usec);
+/* Requeued events of the whole disk `disk_devpath` ("/devices/.../block/sda")
+ * become runnable now: it may have been unlocked (close after write seen by
+ * the inotify watch). Any thread. */
+void event_queue_retry_disk(struct event_queue *q, const char *disk_devpath);
+/* The whole disk whose node a worker locks for `ev` (systemd's
+ * device_get_whole_disk()): for non-remove events of subsystem block whose
+ * sysname does not start with "dm-", "md" or "drbd": the devpath of the disk
+ * itself (devtype disk) or of its parent (devtype partition), copied to buf.
+ * false if the event takes no lock (or buf is too small). Pure function. */
+bool uevent_lock_disk(const struct uevent *ev, char *buf, size_t size);
+
 /* Accessors for a lent event. */
 const struct uevent *queued_event_uevent(const struct queued_event *qe);
 uint64_t queued_event_start_usec(const struct queued_event *qe); /* CLOCK_MONOTONIC */
@@ -96,6 +120,7 @@ struct event_queue_stats {
         size_t queued;   /* waiting (blocked or runnable) */
         size_t running;  /* lent to workers */
         size_t runnable; /* queued and not blocked */
+        size_t delayed;  /* queued, requeued and waiting for their retry time */
         uint64_t pushed_total;
         uint64_t done_total; /* finished or abandoned (dropped ones not counted) */
 };

@@ -846,6 +846,324 @@ static void test_push_edge_cases(void)
 
 /* --------------------------------------------------------------- scale */
 
+
+/* ------------------------------------------- requeue (locked block devices) */
+
+#define DISK "/devices/virtual/block/loop7"
+
+static struct uevent *mk_disk(uint64_t seqnum, const char *action)
+{
+        return mk(seqnum, action, DISK, "block", "DEVTYPE=disk", "MAJOR=7", "MINOR=7",
+                  "DEVNAME=loop7", NULL);
+}
+
+static struct uevent *mk_part(uint64_t seqnum, const char *action)
+{
+        return mk(seqnum, action, DISK "/loop7p1", "block", "DEVTYPE=partition", "MAJOR=259",
+                  "MINOR=1", "DEVNAME=loop7p1", NULL);
+}
+
+static void check_lock_disk(struct uevent *ev, const char *want)
+{
+        char buf[256];
+        bool r = uevent_lock_disk(ev, buf, sizeof(buf));
+
+        if (want) {
+                ASSERT_TRUE(r);
+                ASSERT_STREQ(buf, want);
+        } else {
+                ASSERT_TRUE(!r);
+        }
+        uevent_free(ev);
+}
+
+static void test_lock_disk(void)
+{
+        char small[8];
+        struct uevent *ev;
+
+        check_lock_disk(mk_disk(1, "add"), DISK);
+        check_lock_disk(mk_disk(1, "change"), DISK);
+        check_lock_disk(mk_part(1, "change"), DISK);
+        check_lock_disk(mk_disk(1, "remove"), NULL);
+        check_lock_disk(mk_part(1, "remove"), NULL);
+        check_lock_disk(mk(1, "change", "/devices/virtual/block/dm-0", "block", "DEVTYPE=disk",
+                           NULL), NULL);
+        check_lock_disk(mk(1, "change", "/devices/virtual/block/md127", "block",
+                           "DEVTYPE=disk", NULL), NULL);
+        check_lock_disk(mk(1, "change", "/devices/virtual/block/drbd0", "block",
+                           "DEVTYPE=disk", NULL), NULL);
+        check_lock_disk(mk(1, "change", "/devices/virtual/block/loop1", "block", NULL), NULL);
+        check_lock_disk(mk(1, "change", "/devices/virtual/tty/tty1", "tty", "DEVTYPE=disk",
+                           NULL), NULL);
+        ev = mk_disk(1, "add");
+        ASSERT_TRUE(!uevent_lock_disk(ev, small, sizeof(small)));
+        uevent_free(ev);
+}
+
+static uint64_t elapsed_ms(uint64_t since_usec)
+{
+        return (now_usec(CLOCK_MONOTONIC) - since_usec) / 1000;
+}
+
+/* A requeued event waits for its retry time and keeps blocking dependants. */
+static void test_requeue_delay(void)
+{
+        struct queued_event *a, *b;
+        struct event_queue *q;
+        struct counters c;
+        uint64_t t0;
+
+        q = new_queue(&c, 0);
+        push1(q, mk_disk(1, "change"));
+        push1(q, mk_part(2, "change")); /* child of 1: blocked by it */
+        push1(q, mk(3, "add", "/devices/x", "test", NULL));
+        a = take_now(q, 1);
+        t0 = now_usec(CLOCK_MONOTONIC);
+        ASSERT_EQ(event_queue_requeue(q, a, 150 * USEC_PER_MSEC, 60 * USEC_PER_SEC), 0);
+        ASSERT_EQ(stats(q).queued, 3);
+        ASSERT_EQ(stats(q).running, 0);
+        ASSERT_EQ(stats(q).delayed, 1);
+        ASSERT_EQ(stats(q).runnable, 1); /* only 3 */
+        ASSERT_EQ(atomic_load(&c.busy_false), 0);
+        b = take_now(q, 3);
+        event_queue_done(q, b);
+        /* nothing runnable now: take() sleeps until 1 is due */
+        a = event_queue_take(q);
+        ASSERT_TRUE(a);
+        ASSERT_EQ(queued_event_uevent(a)->seqnum, 1);
+        ASSERT_TRUE(elapsed_ms(t0) >= 140);
+        ASSERT_EQ(stats(q).delayed, 0);
+        ASSERT_EQ(stats(q).runnable, 0); /* 2 still waits for 1 */
+        event_queue_done(q, a);
+        b = take_now(q, 2);
+        event_queue_done(q, b);
+        ASSERT_EQ(stats(q).queued + stats(q).running, 0);
+        ASSERT_EQ(atomic_load(&c.busy_true), 1);
+        ASSERT_EQ(atomic_load(&c.busy_false), 1);
+        ASSERT_EQ(stats(q).done_total, 3);
+        event_queue_free(q);
+}
+
+/* A taker already asleep (no timeout) is woken to re-arm for the new time. */
+static void test_requeue_wakes_sleeper(void)
+{
+        struct queued_event *a;
+        struct event_queue *q;
+        struct counters c;
+        struct taker t;
+        uint64_t t0;
+
+        q = new_queue(&c, 0);
+        push1(q, mk_disk(1, "add"));
+        a = take_now(q, 1);
+        taker_start(&t, q);
+        sleep_ms(30);
+        ASSERT_TRUE(!atomic_load(&t.returned));
+        t0 = now_usec(CLOCK_MONOTONIC);
+        ASSERT_EQ(event_queue_requeue(q, a, 100 * USEC_PER_MSEC, 60 * USEC_PER_SEC), 0);
+        a = taker_join(&t);
+        ASSERT_TRUE(a);
+        ASSERT_EQ(queued_event_uevent(a)->seqnum, 1);
+        ASSERT_TRUE(elapsed_ms(t0) >= 90);
+        event_queue_done(q, a);
+        ASSERT_EQ(stats(q).queued + stats(q).running, 0);
+        event_queue_free(q);
+}
+
+/* A close-after-write on the disk, or a new uevent of the same disk, ends the
+ * back-off at once; other disks do not. */
+static void test_requeue_retry_disk(void)
+{
+        struct queued_event *a, *b;
+        struct event_queue *q;
+        struct counters c;
+        int need;
+
+        q = new_queue(&c, 0);
+        push1(q, mk_part(1, "change"));
+        a = take_now(q, 1);
+        ASSERT_EQ(event_queue_requeue(q, a, 60 * USEC_PER_SEC, 120 * USEC_PER_SEC), 0);
+        ASSERT_EQ(stats(q).runnable, 0);
+        event_queue_retry_disk(q, "/devices/virtual/block/loop8");
+        event_queue_retry_disk(q, DISK "/loop7p1");
+        ASSERT_EQ(stats(q).runnable, 0);
+        need = atomic_load(&c.need_worker);
+        event_queue_retry_disk(q, DISK);
+        ASSERT_EQ(stats(q).runnable, 1);
+        ASSERT_EQ(stats(q).delayed, 0);
+        ASSERT_EQ(atomic_load(&c.need_worker), need + 1); /* nobody waits in take() */
+        a = take_now(q, 1);
+
+        /* again, ended by a new event of the disk (blocked by 1 itself) */
+        ASSERT_EQ(event_queue_requeue(q, a, 60 * USEC_PER_SEC, 120 * USEC_PER_SEC), 0);
+        push1(q, mk(2, "change", "/devices/virtual/block/loop9", "block", "DEVTYPE=disk",
+                    NULL));
+        push1(q, mk_part(3, "remove")); /* remove: takes no lock, ends nothing */
+        ASSERT_EQ(stats(q).delayed, 1);
+        ASSERT_EQ(stats(q).runnable, 1); /* 2 */
+        push1(q, mk_disk(4, "change"));
+        ASSERT_EQ(stats(q).delayed, 0);
+        ASSERT_EQ(stats(q).runnable, 2); /* 2 and 1; 3 and 4 wait for 1 */
+        b = take_now(q, 2);
+        event_queue_done(q, b);
+        a = take_now(q, 1);
+        event_queue_done(q, a);
+        a = take_now(q, 3);
+        event_queue_done(q, a);
+        a = take_now(q, 4);
+        event_queue_done(q, a);
+        ASSERT_EQ(stats(q).queued + stats(q).running, 0);
+        event_queue_free(q);
+}
+
+/* The retry clock starts at the first requeue and is not reset by later ones. */
+static void test_requeue_timeout(void)
+{
+        struct queued_event *a;
+        struct event_queue *q;
+        struct counters c;
+
+        q = new_queue(&c, 0);
+        push1(q, mk_disk(1, "change"));
+        push1(q, mk_part(2, "change"));
+        a = take_now(q, 1);
+        ASSERT_EQ(event_queue_requeue(q, a, 0, 80 * USEC_PER_MSEC), 0);
+        a = take_now(q, 1);
+        ASSERT_EQ(event_queue_requeue(q, a, 0, 60 * USEC_PER_SEC), 0); /* clock kept */
+        a = take_now(q, 1);
+        sleep_ms(100);
+        ASSERT_EQ(event_queue_requeue(q, a, 0, 60 * USEC_PER_SEC), -ETIMEDOUT);
+        ASSERT_EQ(stats(q).running, 1); /* still the caller's */
+        ASSERT_TRUE(queued_event_claim_result(a));
+        event_queue_done(q, a);
+        a = take_now(q, 2);
+        event_queue_done(q, a);
+        ASSERT_EQ(stats(q).queued + stats(q).running, 0);
+        event_queue_free(q);
+}
+
+static void test_requeue_abandoned(void)
+{
+        struct abandon_ctx ctx;
+        struct queued_event *a;
+        struct event_queue *q;
+        struct counters c;
+
+        q = new_queue(&c, 0);
+        push1(q, mk_disk(1, "change"));
+        a = take_now(q, 1);
+        ctx = (struct abandon_ctx){ .q = q, .seqnum = 1 };
+        event_queue_foreach_running(q, abandon_cb, &ctx);
+        ASSERT_EQ(event_queue_requeue(q, a, 0, USEC_PER_SEC), -ECANCELED);
+        event_queue_done(q, a);
+        ASSERT_EQ(stats(q).queued + stats(q).running, 0);
+
+        /* a result already claimed cannot be requeued either */
+        push1(q, mk_disk(2, "change"));
+        a = take_now(q, 2);
+        ASSERT_TRUE(queued_event_claim_result(a));
+        ASSERT_EQ(event_queue_requeue(q, a, 0, USEC_PER_SEC), -ECANCELED);
+        event_queue_done(q, a);
+        event_queue_free(q);
+}
+
+static void test_requeue_shutdown(void)
+{
+        struct queued_event *a, *b;
+        struct event_queue *q;
+        struct counters c;
+
+        /* drain: a delayed event is retried, then refused, and the queue empties */
+        q = new_queue(&c, 0);
+        push1(q, mk_disk(1, "change"));
+        push1(q, mk_part(2, "change"));
+        a = take_now(q, 1);
+        ASSERT_EQ(event_queue_requeue(q, a, 20 * USEC_PER_MSEC, USEC_PER_SEC), 0);
+        event_queue_shutdown(q, false);
+        a = event_queue_take(q); /* not NULL: still queued */
+        ASSERT_TRUE(a);
+        ASSERT_EQ(queued_event_uevent(a)->seqnum, 1);
+        ASSERT_EQ(event_queue_requeue(q, a, 0, USEC_PER_SEC), -ESHUTDOWN);
+        event_queue_done(q, a);
+        b = take_now(q, 2);
+        event_queue_done(q, b);
+        ASSERT_TRUE(event_queue_take(q) == NULL);
+        ASSERT_EQ(atomic_load(&c.busy_false), 1);
+        event_queue_free(q);
+
+        /* drop: delayed events go with the other queued ones */
+        q = new_queue(&c, 0);
+        push1(q, mk_disk(1, "change"));
+        push1(q, mk_part(2, "change"));
+        a = take_now(q, 1);
+        ASSERT_EQ(event_queue_requeue(q, a, 60 * USEC_PER_SEC, 120 * USEC_PER_SEC), 0);
+        event_queue_shutdown(q, true);
+        ASSERT_EQ(stats(q).queued + stats(q).running + stats(q).delayed, 0);
+        ASSERT_TRUE(event_queue_take(q) == NULL);
+        event_queue_retry_disk(q, DISK); /* harmless */
+        ASSERT_EQ(atomic_load(&c.busy_false), 1);
+        event_queue_free(q);
+
+        /* free with a delayed event still queued */
+        q = new_queue(&c, 0);
+        push1(q, mk_disk(1, "change"));
+        a = take_now(q, 1);
+        ASSERT_EQ(event_queue_requeue(q, a, 60 * USEC_PER_SEC, 120 * USEC_PER_SEC), 0);
+        event_queue_free(q);
+}
+
+/* Several workers and a writer pounding on requeue/retry_disk: every event
+ * ends up done exactly once (TSan/ASan food). */
+struct requeue_stress {
+        struct event_queue *q;
+        atomic_int done;
+        atomic_int requeued;
+};
+
+static void *requeue_worker(void *userdata)
+{
+        struct requeue_stress *rs = userdata;
+        struct queued_event *qe;
+
+        while ((qe = event_queue_take(rs->q))) {
+                /* every event is "locked" twice, then processed */
+                if (atomic_fetch_add(&rs->requeued, 1) % 3 != 2 &&
+                    event_queue_requeue(rs->q, qe, 2 * USEC_PER_MSEC, 10 * USEC_PER_SEC) == 0)
+                        continue;
+                atomic_fetch_add(&rs->done, 1);
+                event_queue_done(rs->q, qe);
+        }
+        return NULL;
+}
+
+static void test_requeue_stress(void)
+{
+        enum { N_WORKERS = 4, N_EVENTS = 300 };
+        struct requeue_stress rs = {};
+        pthread_t th[N_WORKERS];
+        struct counters c;
+        char path[64];
+
+        rs.q = new_queue(&c, 0);
+        for (int i = 0; i < N_WORKERS; i++)
+                ASSERT_EQ(pthread_create(&th[i], NULL, requeue_worker, &rs), 0);
+        for (int i = 0; i < N_EVENTS; i++) {
+                snprintf(path, sizeof(path), "/devices/virtual/block/loop%d", i % 7);
+                push1(rs.q, mk((uint64_t)i + 1, "change", path, "block", "DEVTYPE=disk", NULL));
+                if (i % 5 == 0)
+                        event_queue_retry_disk(rs.q, "/devices/virtual/block/loop3");
+        }
+        ASSERT_EQ(event_queue_wait_empty(rs.q, now_usec(CLOCK_MONOTONIC) + 60 * USEC_PER_SEC),
+                  0);
+        event_queue_shutdown(rs.q, false);
+        for (int i = 0; i < N_WORKERS; i++)
+                ASSERT_EQ(pthread_join(th[i], NULL), 0);
+        ASSERT_EQ(atomic_load(&rs.done), N_EVENTS);
+        ASSERT_EQ(stats(rs.q).done_total, N_EVENTS);
+        event_queue_free(rs.q);
+}
+
 /* Only the queue operations are timed, not building the records; in CPU time
  * of this thread, so that a loaded machine does not fail the test. */
 struct stopwatch {
@@ -1239,6 +1557,14 @@ int main(void)
         TEST_RUN(test_capacity);
         TEST_RUN(test_capacity_wakeup);
         TEST_RUN(test_push_edge_cases);
+        TEST_RUN(test_lock_disk);
+        TEST_RUN(test_requeue_delay);
+        TEST_RUN(test_requeue_wakes_sleeper);
+        TEST_RUN(test_requeue_retry_disk);
+        TEST_RUN(test_requeue_timeout);
+        TEST_RUN(test_requeue_abandoned);
+        TEST_RUN(test_requeue_shutdown);
+        TEST_RUN(test_requeue_stress);
         TEST_RUN(test_scale_independent);
         TEST_RUN(test_scale_chain);
         TEST_RUN(test_stress);
