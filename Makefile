@@ -109,20 +109,60 @@ check-build-all:
 	$(MAKE) O=build-asan SANITIZE=address,undefined all
 	$(MAKE) O=build-tsan SANITIZE=thread all
 
-# Short bounded libFuzzer runs (clang); longer runs: FUZZ_TIME=600 make check-fuzz.
-FUZZ_TIME ?= 20
-FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-              -std=gnu11 -D_GNU_SOURCE -Isrc
-FUZZ_RULES_SRC = tests/fuzz/fuzz-rules.c src/rules/rules-load.c src/rules/rules-parse.c \
-                 src/rules/rules-compile.c src/rules/rules-arena.c src/shared/log.c \
-                 src/shared/hashmap.c src/shared/time-util.c
-$(O)/fuzz/fuzz-rules: $(FUZZ_RULES_SRC)
+# ---------------------------------------------------------------- fuzzing
+# libFuzzer targets (clang): tests/fuzz/fuzz-<name>.c -> $(O)/fuzz/fuzz-<name>,
+# seed corpus tests/fuzz/corpus-<name>/, optional dictionary
+# tests/fuzz/fuzz-<name>.dict and libFuzzer options FUZZ_OPTS_<name>. The core
+# sources are compiled once more with coverage instrumentation, ASan and UBSan
+# into $(O)/fuzz/libtudev-fuzz.a. check-fuzz runs every target for FUZZ_TIME
+# seconds on a fresh copy of its corpus in $(O)/fuzz/ (the repository stays
+# clean; crash/leak/timeout inputs land in $(O)/fuzz/<name>-crash-* etc.).
+# Longer runs: FUZZ_TIME=600 make check-fuzz; one target: FUZZ_TARGETS=uevent.
+FUZZ_CC   ?= clang
+FUZZ_TIME ?= 15
+FUZZ_SAN   = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS = -O1 $(FUZZ_SAN) $(BASEFLAGS) $(WARNFLAGS) $(PTHREAD_CFLAGS) $(LIBUDEV_CFLAGS) \
+              $(LIBKMOD_CFLAGS) $(BLKID_CFLAGS)
+FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz-%.c,%,$(sort $(wildcard tests/fuzz/fuzz-*.c)))
+FUZZ_BIN   = $(addprefix $(O)/fuzz/fuzz-,$(FUZZ_TARGETS))
+FUZZ_LIB   = $(O)/fuzz/libtudev-fuzz.a
+FUZZ_OBJ   = $(patsubst %.c,$(O)/fuzz/obj/%.o,$(SHARED_SRC) $(PROTO_SRC) $(DEVICE_SRC) \
+                        $(RULES_SRC))
+FUZZ_OPTS_rules      = -max_len=65536
+FUZZ_OPTS_uevent     = -max_len=8300
+FUZZ_OPTS_monitor-msg = -max_len=65600
+FUZZ_OPTS_ctrl-msg   = -max_len=600
+FUZZ_OPTS_db         = -max_len=16384
+FUZZ_OPTS_format     = -max_len=4096
+
+$(O)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ $(FUZZ_RULES_SRC)
-check-fuzz: $(O)/fuzz/fuzz-rules
-	rm -rf $(O)/fuzz/corpus-rules && mkdir -p $(O)/fuzz/corpus-rules
-	$(O)/fuzz/fuzz-rules -max_total_time=$(FUZZ_TIME) -max_len=65536 -timeout=10 \
-	    -print_final_stats=1 -artifact_prefix=$(O)/fuzz/ $(O)/fuzz/corpus-rules tests/fuzz/corpus-rules
+	@$(if $(Q),echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+$(FUZZ_LIB): $(FUZZ_OBJ)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+$(O)/fuzz/fuzz-%: $(O)/fuzz/obj/tests/fuzz/fuzz-%.o $(FUZZ_LIB)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+# One target: fresh corpus copy, bounded run; the log goes to $(O)/fuzz/<name>.log
+# (shown in full when the run fails, else its final "DONE" line).
+define fuzz_run
+@echo "  FUZZ    $(1) ($(FUZZ_TIME) s)"
+@rm -rf $(O)/fuzz/corpus-$(1) && cp -r tests/fuzz/corpus-$(1) $(O)/fuzz/corpus-$(1)
+@if $(O)/fuzz/fuzz-$(1) -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 $(FUZZ_OPTS_$(1)) \
+    $(if $(wildcard tests/fuzz/fuzz-$(1).dict),-dict=tests/fuzz/fuzz-$(1).dict) \
+    -artifact_prefix=$(O)/fuzz/$(1)- $(O)/fuzz/corpus-$(1) >$(O)/fuzz/$(1).log 2>&1; then \
+  grep -a 'DONE' $(O)/fuzz/$(1).log | tail -n 1; \
+else \
+  tail -n 80 $(O)/fuzz/$(1).log; echo "fuzz-$(1) failed, see $(O)/fuzz/$(1).log"; exit 1; \
+fi
+
+endef
+fuzz-build: $(FUZZ_BIN)
+.SECONDARY: $(patsubst %,$(O)/fuzz/obj/tests/fuzz/fuzz-%.o,$(FUZZ_TARGETS))
+check-fuzz: $(FUZZ_BIN)
+	$(foreach t,$(FUZZ_TARGETS),$(call fuzz_run,$(t)))
 
 check: check-one check-asan check-tsan check-fuzz
 	@echo "all test configurations passed"
@@ -210,6 +250,7 @@ clean:
 	rm -rf $(O) build-asan build-tsan build-clang
 
 .PHONY: all check check-unit check-integration check-one check-asan check-tsan \
-        install uninstall dist distcheck clean check-build-all install-init uninstall-init check-fuzz
+        install uninstall dist distcheck clean check-build-all install-init uninstall-init check-fuzz \
+        fuzz-build
 .SUFFIXES:
 .DELETE_ON_ERROR:

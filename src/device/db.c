@@ -359,6 +359,18 @@ static int render(const struct db_record *r, bool has_devnum, char **ret, size_t
         return 0;
 }
 
+int db_render(const struct db_record *r, bool has_devnum, char **ret, size_t *ret_len)
+{
+        int k;
+
+        if (!r || !ret || !ret_len)
+                return -EINVAL;
+        k = check_record(r);
+        if (k < 0)
+                return k;
+        return render(r, has_devnum, ret, ret_len);
+}
+
 int db_write(const char *run_dir, const char *id, const struct db_record *r, bool has_devnum,
              bool has_ifindex)
 {

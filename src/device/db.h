@@ -61,6 +61,11 @@ int db_parse(const char *data, size_t len, struct db_record *r);
  * fails, the old file is unlinked too (a stale record is worse than none). */
 int db_write(const char *run_dir, const char *id, const struct db_record *r, bool has_devnum,
              bool has_ifindex);
+/* The content db_write() would write for `r` (same checks, same line order),
+ * into a new NUL-terminated buffer *ret (caller frees) of *ret_len bytes; ""
+ * for a record that holds nothing. For tools and fuzzing (a parsed record
+ * rendered and parsed again is unchanged). 0, -EINVAL, -E2BIG, -EFBIG, -ENOMEM. */
+int db_render(const struct db_record *r, bool has_devnum, char **ret, size_t *ret_len);
 /* Unlink /run/udev/data/<id>; a missing file is not an error. */
 int db_delete(const char *run_dir, const char *id);
 

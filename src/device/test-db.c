@@ -251,6 +251,49 @@ static void test_example_bytes(void)
         assert_no_temp_files("data");
 }
 
+/* db_render(): the bytes db_write() writes, without a file. */
+static void test_render(void)
+{
+        struct db_record r = {}, back = {};
+        char *text = NULL, *file;
+        size_t len, flen;
+
+        fill_example(&r);
+        ASSERT_EQ(db_render(&r, true, &text, &len), 0);
+        ASSERT_EQ(len, sizeof(example_b8_1) - 1);
+        ASSERT_STREQ(text, example_b8_1);
+        ASSERT_EQ(db_write(root, "b8:9", &r, true, false), 0);
+        file = slurp("data/b8:9", &flen);
+        ASSERT_EQ(flen, len);
+        ASSERT_TRUE(memcmp(file, text, len) == 0);
+        free(file);
+        ASSERT_EQ(db_parse(text, len, &back), 0);
+        assert_list(&back.tags, LIST("systemd"));
+        free(text);
+        ASSERT_EQ(db_delete(root, "b8:9"), 0);
+
+        /* no devnum: no S:/L: lines */
+        ASSERT_EQ(db_render(&r, false, &text, &len), 0);
+        ASSERT_TRUE(!strstr(text, "S:") && strstr(text, "E:ID_ATA=1\n"));
+        free(text);
+
+        /* nothing to store: an empty text; refused records as db_write() */
+        db_record_clear(&back);
+        back.usec_initialized = 5;
+        ASSERT_EQ(db_render(&back, true, &text, &len), 0);
+        ASSERT_EQ(len, 0);
+        ASSERT_STREQ(text, "");
+        free(text);
+        ASSERT_EQ(strlist_add(&back.tags, "a:b"), 0);
+        text = NULL;
+        ASSERT_EQ(db_render(&back, true, &text, &len), -EINVAL);
+        ASSERT_TRUE(text == NULL);
+        ASSERT_EQ(db_render(NULL, true, &text, &len), -EINVAL);
+
+        db_record_clear(&back);
+        db_record_clear(&r);
+}
+
 static void test_round_trip_all_fields(void)
 {
         struct db_record r = {}, back = {};
@@ -625,6 +668,7 @@ int main(void)
         TEST_RUN(test_strlist);
         TEST_RUN(test_fileio);
         TEST_RUN(test_example_bytes);
+        TEST_RUN(test_render);
         TEST_RUN(test_round_trip_all_fields);
         TEST_RUN(test_empty_vs_deleted);
         TEST_RUN(test_persist);
