@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -17,6 +18,7 @@
 struct ctrl_conn {
         int fd;
         uint64_t accepted_usec;
+        uint64_t active_usec; /* accepted or last message received */
         uint64_t sync_ticket; /* 0: no PING seen */
         bool end_received;
 };
@@ -108,6 +110,7 @@ static bool conn_handle_one(struct ctrl_server *s, struct ctrl_conn *c, bool *ag
                 return false;
         }
         *again = true;
+        c->active_usec = now_usec(CLOCK_MONOTONIC);
         switch (m.type) {
         case CTRL_MSG_END:
                 c->end_received = true;
@@ -152,12 +155,48 @@ static void on_conn(struct loop *l, int fd, uint32_t revents, void *userdata)
         }
 }
 
+/* A connection that may be closed to make room: it has not sent END and
+ * has nothing waiting to be read (a client that sent its request is never
+ * dropped before it is read). */
+static bool conn_is_idle(const struct ctrl_conn *c)
+{
+        int pending = 0;
+
+        if (c->fd < 0 || c->end_received)
+                return false;
+        if (ioctl(c->fd, FIONREAD, &pending) < 0)
+                return false;
+        return pending == 0;
+}
+
+/* A free slot, or the slot of the least recently active idle connection
+ * (closed here), or NULL when every connection is busy. */
+static struct ctrl_conn *conn_slot(struct ctrl_server *s)
+{
+        struct ctrl_conn *victim = NULL;
+
+        for (size_t i = 0; i < CTRL_CONN_MAX; i++) {
+                struct ctrl_conn *c = &s->conns[i];
+
+                if (c->fd < 0)
+                        return c;
+                if (conn_is_idle(c) && (!victim || c->active_usec < victim->active_usec))
+                        victim = c;
+        }
+        if (victim) {
+                log_ratelimited(LOG_WARNING, "control: too many connections, closing the least "
+                                "recently active idle one");
+                conn_close(s, victim);
+        }
+        return victim;
+}
+
 static void on_listen(struct loop *l, int fd, uint32_t revents, void *userdata)
 {
         struct ctrl_server *s = userdata;
         struct ucred cred;
         socklen_t len = sizeof(cred);
-        struct ctrl_conn *slot = NULL;
+        struct ctrl_conn *slot;
         int one = 1, cfd;
 
         cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -177,13 +216,9 @@ static void on_listen(struct loop *l, int fd, uint32_t revents, void *userdata)
                 safe_close(cfd);
                 return;
         }
-        for (size_t i = 0; i < CTRL_CONN_MAX; i++)
-                if (s->conns[i].fd < 0) {
-                        slot = &s->conns[i];
-                        break;
-                }
+        slot = conn_slot(s);
         if (!slot) {
-                log_ratelimited(LOG_WARNING, "control: too many connections, refusing one");
+                log_ratelimited(LOG_WARNING, "control: too many busy connections, refusing one");
                 safe_close(cfd);
                 return;
         }
@@ -192,7 +227,8 @@ static void on_listen(struct loop *l, int fd, uint32_t revents, void *userdata)
                 safe_close(cfd);
                 return;
         }
-        *slot = (struct ctrl_conn){ .fd = cfd, .accepted_usec = now_usec(CLOCK_MONOTONIC) };
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        *slot = (struct ctrl_conn){ .fd = cfd, .accepted_usec = now, .active_usec = now };
 }
 
 int ctrl_server_new(struct loop *loop, const char *path, const struct ctrl_server_ops *ops,
@@ -220,10 +256,10 @@ int ctrl_server_new(struct loop *loop, const char *path, const struct ctrl_serve
                 goto fail;
         }
         (void)unlink(path);
-        mode_t old = umask(0077); /* socket 0600: root only */
+        /* Created under the daemon's umask (022: 0755, only root may connect),
+         * then narrowed to 0600; the umask is process-wide, so it is left alone. */
         r = bind(s->listen_fd, (struct sockaddr *)&sa, sizeof(sa));
-        umask(old);
-        if (r < 0 || listen(s->listen_fd, 16) < 0) {
+        if (r < 0 || chmod(path, 0600) < 0 || listen(s->listen_fd, CTRL_LISTEN_BACKLOG) < 0) {
                 r = log_error_errno(errno, "Failed to bind/listen on %s: %m", path);
                 goto fail;
         }

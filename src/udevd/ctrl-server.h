@@ -1,9 +1,14 @@
 /* threads: manager */
 #pragma once
-/* The control socket /run/udev/control (protocol: proto/ctrl-msg.h).
+/* The control socket /run/udev/control (protocol: proto/ctrl-msg.h), mode
+ * 0600.
  *
  * Up to CTRL_CONN_MAX connections are served at once, each closed after
- * CTRL_CONN_TIMEOUT_USEC. A peer whose SO_PEERCRED uid is not 0, a message
+ * CTRL_CONN_TIMEOUT_USEC. When all are taken, a new connection replaces the
+ * least recently active idle one (END not received, nothing waiting to be
+ * read), so connections held open by one client cannot lock the others out;
+ * if none is idle the new one is closed at once. A peer whose SO_PEERCRED uid
+ * is not 0, a message
  * without uid-0 credentials, of the wrong size, or that fails to decode ends
  * the connection (logged, rate-limited). Messages are handed to the manager's
  * handler; on END the connection is closed -- after the handler's "sync"
@@ -14,6 +19,7 @@
 #include "proto/ctrl-msg.h"
 
 #define CTRL_CONN_MAX 16
+#define CTRL_LISTEN_BACKLOG 64
 #define CTRL_CONN_TIMEOUT_USEC (30 * 1000000ULL)
 
 struct loop;
