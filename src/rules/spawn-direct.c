@@ -39,6 +39,7 @@
 #define SPAWN_ARGV_MAX 256
 #define SPAWN_LOG_LINE_MAX 1024
 #define SPAWN_KILL_GRACE_USEC (5 * USEC_PER_SEC)
+#define SPAWN_DRAIN_MAX (4 * 1024 * 1024) /* bytes read per pipe before closing it */
 
 /* Collects output of one pipe; logs complete lines at debug level. */
 struct pipe_reader {
@@ -46,6 +47,7 @@ struct pipe_reader {
         const char *what; /* "out" / "err" */
         char *buf;        /* capture buffer or NULL */
         size_t size, len;
+        size_t total;     /* bytes read, kept or not */
         bool truncated;
         char line[SPAWN_LOG_LINE_MAX];
         size_t line_len;
@@ -60,18 +62,28 @@ static void reader_log_line(struct pipe_reader *pr, const char *cmd)
         pr->line_len = 0;
 }
 
-/* Read what is there; false at EOF/error (fd closed). */
-static bool reader_read(struct pipe_reader *pr, const char *cmd)
+static void reader_close(struct pipe_reader *pr, const char *cmd)
+{
+        reader_log_line(pr, cmd);
+        pr->fd = safe_close(pr->fd);
+}
+
+/* Read one chunk: 1 if one was read, 0 if the pipe is empty for now, -1 at
+ * EOF/error or once SPAWN_DRAIN_MAX bytes were read (fd closed then: a
+ * program that writes more gets EPIPE). */
+static int reader_read(struct pipe_reader *pr, const char *cmd)
 {
         char chunk[4096];
-        ssize_t n = read(pr->fd, chunk, sizeof(chunk));
+        ssize_t n;
 
+        if (pr->fd < 0)
+                return -1;
+        n = read(pr->fd, chunk, sizeof(chunk));
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
-                return true;
+                return 0;
         if (n <= 0) {
-                reader_log_line(pr, cmd);
-                pr->fd = safe_close(pr->fd);
-                return false;
+                reader_close(pr, cmd);
+                return -1;
         }
         if (pr->buf) {
                 size_t room = pr->size - 1 - pr->len;
@@ -91,7 +103,13 @@ static bool reader_read(struct pipe_reader *pr, const char *cmd)
                         }
                         pr->line[pr->line_len++] = chunk[i];
                 }
-        return true;
+        pr->total += (size_t)n;
+        if (pr->total >= SPAWN_DRAIN_MAX) {
+                pr->truncated = pr->truncated || pr->buf != NULL;
+                reader_close(pr, cmd);
+                return -1;
+        }
+        return 1;
 }
 
 static int pidfd_open_compat(pid_t pid)
@@ -174,7 +192,10 @@ static int start_child(char *argv[], char *const envp[], int out_w, int err_w, p
         return -r;
 }
 
-/* Wait for the child, reading its pipes, enforcing the deadline. */
+/* Wait for the child, reading its pipes, enforcing the deadline. Once it has
+ * exited, what is left in the pipes is read and the pipes are closed, as
+ * systemd-udevd does: a background process that inherited them cannot hold
+ * the event. */
 static int supervise(const char *cmd, pid_t pid, struct pipe_reader *rd, uint64_t deadline,
                      int timeout_signal)
 {
@@ -187,7 +208,7 @@ static int supervise(const char *cmd, pid_t pid, struct pipe_reader *rd, uint64_
         bool exited = false, killed = false;
         int status = 0;
 
-        while (rd[0].fd >= 0 || rd[1].fd >= 0 || !exited) {
+        while (!exited) {
                 struct pollfd p[3];
                 nfds_t n = 0;
                 int idx[3] = { -1, -1, -1 };
@@ -239,7 +260,8 @@ static int supervise(const char *cmd, pid_t pid, struct pipe_reader *rd, uint64_
                         if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
                                 continue;
                         if (idx[i] >= 0)
-                                while (reader_read(&rd[idx[i]], cmd) && (p[i].revents & POLLHUP))
+                                while (reader_read(&rd[idx[i]], cmd) > 0 &&
+                                       (p[i].revents & POLLHUP))
                                         ;
                 }
                 if (!exited) {
@@ -250,8 +272,12 @@ static int supervise(const char *cmd, pid_t pid, struct pipe_reader *rd, uint64_
                                 return log_error_errno(errno, "waitpid() failed: %m");
                 }
         }
-        if (!exited && waitpid(pid, &status, 0) < 0)
-                return log_error_errno(errno, "waitpid() failed: %m");
+        for (int i = 0; i < 2; i++) {
+                while (reader_read(&rd[i], cmd) > 0)
+                        ;
+                if (rd[i].fd >= 0)
+                        reader_close(&rd[i], cmd);
+        }
         if (killed)
                 return -ETIME;
         return exit_code(status);

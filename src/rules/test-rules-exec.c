@@ -769,6 +769,24 @@ static void test_spawn_direct(void)
         ASSERT_EQ(spawn_direct(&sd, "/bin/sleep 10", envp, false, t0 + 300 * USEC_PER_MSEC, out,
                                sizeof(out), &trunc), -ETIME);
         ASSERT_TRUE(now_usec(CLOCK_MONOTONIC) - t0 < 3 * USEC_PER_SEC);
+        /* a background process keeping stdout open does not hold the caller
+         * once the program itself has exited; its output so far is kept */
+        t0 = now_usec(CLOCK_MONOTONIC);
+        ASSERT_EQ(spawn_direct(&sd, "/bin/sh -c 'sleep 10 & echo hi'", envp, false, UINT64_MAX,
+                               out, sizeof(out), &trunc), 0);
+        ASSERT_STREQ(out, "hi\n");
+        ASSERT_TRUE(now_usec(CLOCK_MONOTONIC) - t0 < 5 * USEC_PER_SEC);
+        /* endless output: bounded (the drain limit, or EAGAIN on the
+         * non-blocking pipe as with systemd-udevd), flagged truncated */
+        t0 = now_usec(CLOCK_MONOTONIC);
+        ASSERT_TRUE(spawn_direct(&sd, "/usr/bin/yes", envp, false, t0 + 20 * USEC_PER_SEC, out,
+                                 sizeof(out), &trunc) > 0);
+        ASSERT_TRUE(trunc);
+        ASSERT_TRUE(now_usec(CLOCK_MONOTONIC) - t0 < 10 * USEC_PER_SEC);
+        /* NUL bytes: the result ends at the first one */
+        ASSERT_EQ(spawn_direct(&sd, "/usr/bin/printf 'a\\000b\\n'", envp, false, UINT64_MAX, out,
+                               sizeof(out), &trunc), 0);
+        ASSERT_STREQ(out, "a");
 }
 
 int main(void)
