@@ -1,0 +1,411 @@
+"""Hostile input, end to end: connection floods on the control socket,
+forged and malformed netlink messages not covered by test_forged.py, rules
+files with huge lines, deep GOTO chains, binary garbage, NUL bytes and
+invalid UTF-8, sysfs attribute values with control characters and unreadable
+attributes (a veth's ifalias and its EOPNOTSUPP attributes), and program
+output with NUL bytes, no newline, binary junk or more than the buffer.
+
+Each case checks that the daemon stays up and keeps serving (events flow,
+`udevadm control --ping` answers, the descriptor count stays bounded) and,
+where systemd 252's udevadm is available, that `udevadm test` gives the same
+properties as systemd's on the same device and rules."""
+
+import os
+import random
+import resource
+import socket
+import subprocess
+import time
+
+import pytest
+
+from tudevlib import (CONTROL, CTRL_END, CTRL_ENV, CTRL_PING, NETLINK_KOBJECT_UEVENT,
+                      as_nobody, ctrl_message, ctrl_ping, devpath_in, kernel_seqnum, run,
+                      wait_until)
+
+NET = "/devices/virtual/net/"
+# Worker threads started meanwhile (for this test's or other tests' events:
+# loop and block events reach every namespace) hold a few descriptors each.
+FD_SLACK = 48
+
+
+def plain_build():
+    return os.environ.get("TUDEV_BUILD", "").rstrip("/").endswith("/build")
+
+
+def daemon_fds(pid):
+    return len(os.listdir("/proc/%d/fd" % pid))
+
+
+def control_conns(pid):
+    """Accepted control connections the daemon holds (ss -x)."""
+    out = subprocess.run(["ss", "-xpn"], stdout=subprocess.PIPE, text=True, check=True).stdout
+    return sum(1 for line in out.splitlines()
+               if line.startswith("u_seq") and " ESTAB " in line and CONTROL + " " in line
+               and "pid=%d," % pid in line)
+
+
+def raise_nofile(want):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def veth_flows(net, kernel_mon, udev_mon, a, b, timeout=20):
+    """Create a veth pair; every kernel event of it must be broadcast."""
+    paths = [NET + a, NET + b]
+    net.add_veth(a, b)
+    time.sleep(0.1)
+    kev = kernel_mon.matching(devpath_in(paths))
+    uev = udev_mon.wait_for(devpath_in(paths), count=len(kev), timeout=timeout)
+    assert sorted(e.seqnum for e in uev) == sorted(e.seqnum for e in kev)
+    return uev
+
+
+def udevadm_ping(udevadm):
+    return run([udevadm, "control", "--ping", "--timeout=5"], timeout=30).returncode == 0
+
+
+# ----------------------------------------------------------------- control socket
+
+def test_control_flood_of_held_connections(udevd, udevadm, net, kernel_mon, udev_mon):
+    """Thousands of connections opened and held without a word: at most
+    CTRL_CONN_MAX (16) are kept, the others closed; a held idle connection
+    gives way to a new one, so --ping answers during the flood; events flow;
+    the daemon's descriptor count stays bounded and returns to its level."""
+    n = 2000 if plain_build() else 400
+    raise_nofile(n + 256)
+    base = daemon_fds(udevd.pid)
+    socks, eagain = [], 0
+    try:
+        for _ in range(n):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET | socket.SOCK_NONBLOCK
+                              | socket.SOCK_CLOEXEC)
+            try:
+                s.connect(CONTROL)
+                socks.append(s)
+            except BlockingIOError:
+                eagain += 1        # backlog full: refused by the kernel
+                s.close()
+        print("held %d, refused by the backlog %d" % (len(socks), eagain))
+        assert len(socks) > 16
+        assert udevd.alive()
+        assert control_conns(udevd.pid) <= 16
+        assert daemon_fds(udevd.pid) <= base + 16 + FD_SLACK
+        # a root client still gets through while the flood is held
+        assert wait_until(lambda: ctrl_ping(timeout=2), 15)
+        assert udevadm_ping(udevadm)
+        veth_flows(net, kernel_mon, udev_mon, "hfa0", "hfb0")
+        assert control_conns(udevd.pid) <= 16
+    finally:
+        for s in socks:
+            s.close()
+    assert wait_until(lambda: control_conns(udevd.pid) == 0, 10), \
+        "%d control connections left after the flood" % control_conns(udevd.pid)
+    assert daemon_fds(udevd.pid) <= base + FD_SLACK
+    assert udevadm_ping(udevadm)
+    assert "too many connections" in udevd.log()
+
+
+NOBODY_FLOOD = r'''
+import socket, struct, sys
+n, errs = int(sys.argv[1]), {}
+msg = b"udev-252".ljust(16, b"\0") + struct.pack("=Ii", 0xdead1dea, 8) + bytes(256)
+for i in range(n):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(2)
+    try:
+        s.connect("/run/udev/control")
+        s.send(msg)
+    except OSError as e:
+        errs[e.errno] = errs.get(e.errno, 0) + 1
+    s.close()
+print(errs)
+'''
+
+
+def test_control_flood_of_short_connections(udevd, udevadm, net, kernel_mon, udev_mon):
+    """Connections opened and closed as fast as possible, half of them
+    leaving a truncated, garbage or oversized message behind, plus a
+    non-root client flooding a socket made world-writable for the test:
+    nothing is executed, descriptors return to their level, --ping answers
+    right after and events flow."""
+    n = 2000 if plain_build() else 400
+    base = daemon_fds(udevd.pid)
+    ping = ctrl_message(CTRL_PING)
+    junk = [b"", ping[:100], ping + b"x" * 3000, os.urandom(280),
+            ctrl_message(CTRL_ENV, "HOSTILE_FLOOD=1")[:279], ctrl_message(9),
+            ctrl_message(CTRL_END, magic=0x1)]
+    refused = 0
+    t0 = time.monotonic()
+    for i in range(n):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET | socket.SOCK_CLOEXEC)
+        s.settimeout(2)
+        try:
+            s.connect(CONTROL)
+            if i % 2:
+                s.send(junk[i % len(junk)] or b"\0")
+        except OSError:
+            refused += 1
+        s.close()
+    print("%d connections in %.2fs, %d refused" % (n, time.monotonic() - t0, refused))
+    os.chmod(CONTROL, 0o777)
+    r = run(as_nobody(["/usr/bin/python3", "-c", NOBODY_FLOOD, str(n // 4)]), timeout=120)
+    assert r.returncode == 0, r.stderr
+    print("non-root flood:", r.stdout.strip())
+    assert udevd.alive()
+    assert wait_until(lambda: ctrl_ping(timeout=2), 15)
+    assert udevadm_ping(udevadm)
+    assert wait_until(lambda: control_conns(udevd.pid) == 0, 10)
+    # (worker threads started for other devices' events hold a few descriptors)
+    assert daemon_fds(udevd.pid) <= base + FD_SLACK
+    uev = veth_flows(net, kernel_mon, udev_mon, "hsa0", "hsb0")
+    assert all("HOSTILE_FLOOD" not in e.props for e in uev)
+    assert "refused connection from uid 65534" in udevd.log()
+
+
+# ----------------------------------------------------------------- udevadm test vs systemd
+
+def nested(script, timeout=120):
+    """Run a shell script in a nested private mount namespace; bytes-safe."""
+    r = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-ec", script],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=timeout)
+    return (r.returncode, r.stdout.decode("utf-8", "surrogateescape"),
+            r.stderr.decode("utf-8", "surrogateescape"))
+
+
+def isolate(rules_files):
+    """Shell prologue: fresh /run and /dev; only the given rules files
+    ({name: path}) are visible, in /run/r (tudev's --rules-dir) and in
+    /etc/udev/rules.d (systemd)."""
+    s = ["mount -t tmpfs tmpfs /run",
+         ": > /run/null; mount --bind /dev/null /run/null",
+         "mount -t tmpfs tmpfs /dev",
+         ": > /dev/null; mount --bind /run/null /dev/null",
+         "mkdir -p /run/r /run/udev",
+         "for d in /etc/udev/rules.d /usr/lib/udev/rules.d /usr/local/lib/udev/rules.d "
+         "/lib/udev/rules.d; do [ -d $d ] && mount -t tmpfs tmpfs $d; done",
+         "mkdir -p /etc/udev/rules.d"]
+    for name, path in sorted(rules_files.items()):
+        s.append("cp %s /run/r/%s; cp %s /etc/udev/rules.d/%s" % (path, name, path, name))
+    return "\n".join(s) + "\n"
+
+
+BANNER = ("This program", "specified", "some values")
+
+
+def parse_test_output(stdout):
+    """KEY=value lines of udevadm test's output (after the banner), and the run: list."""
+    props, runs = {}, []
+    for line in stdout.splitlines():
+        if line.startswith("run: "):
+            runs.append(line[5:])
+        elif "=" in line and not line.startswith(BANNER):
+            k, _, v = line.partition("=")
+            props[k] = v
+    props.pop("USEC_INITIALIZED", None)
+    return props, runs
+
+
+def udevadm_test(tool, rules_files, devpath, pre="", action="add", timeout=120):
+    """(status, props, runs, stderr, seconds) of `udevadm test` run by `tool`
+    ("tudev" or "systemd", path) in a nested namespace."""
+    name, path = tool
+    extra = "--rules-dir=/run/r " if name == "tudev" else ""
+    script = (isolate(rules_files) + pre +
+              "export SYSTEMD_LOG_LEVEL=debug SYSTEMD_LOG_COLOR=0\n"
+              "t0=$(date +%%s%%N)\n"
+              "rc=0; %s test %s--action=%s %s || rc=$?\n"
+              "t1=$(date +%%s%%N)\n"
+              "echo \"@@rc=$rc @@ns=$((t1 - t0))\"\n" % (path, extra, action, devpath))
+    rc, out, err = nested(script, timeout)
+    assert rc == 0, "nested script failed (%d): %s" % (rc, err[-3000:])
+    tail = out.rstrip("\n").rsplit("\n", 1)[-1]
+    assert tail.startswith("@@rc="), out[-2000:]
+    status = int(tail.split()[0][5:])
+    secs = int(tail.split()[1][5:]) / 1e9
+    props, runs = parse_test_output(out.rstrip("\n").rsplit("\n", 1)[0])
+    return status, props, runs, err, secs
+
+
+def tools(udevadm):
+    """[(name, path)]: ours, and systemd's when it is there."""
+    from tudevlib import SD_UDEVADM
+    t = [("tudev", udevadm)]
+    if os.access(SD_UDEVADM, os.X_OK):
+        t.append(("systemd", SD_UDEVADM))
+    return t
+
+
+# ----------------------------------------------------------------- hostile rules files
+
+def hostile_rules(kern):
+    """{file name: (bytes, properties expected set, properties expected
+    absent, line numbers expected to carry an error)} for devices whose
+    KERNEL matches `kern`."""
+    rnd = random.Random(7)
+
+    def ok(tag):
+        return ('KERNEL=="%s", ENV{%s}="1"\n' % (kern, tag)).encode()
+
+    k = kern.encode()
+    files = {}
+    # a 1 MiB physical line: v252 keeps the lines before it, drops the rest
+    files["10-huge-line.rules"] = (
+        ok("HR_HUGE_BEFORE") + b'KERNEL=="' + k + b'", ENV{HR_HUGE}="' + b"x" * (1 << 20) +
+        b'"\n' + ok("HR_HUGE_AFTER"),
+        ["HR_HUGE_BEFORE"], ["HR_HUGE", "HR_HUGE_AFTER"], [2])
+    # 5,000 continuations: the joined line passes 16 KiB and is dropped alone
+    files["11-continued.rules"] = (
+        ok("HR_CONT_BEFORE") + b'KERNEL=="' + k + b'", \\\n' +
+        b"".join(b'ENV{HR_C%d}="1", \\\n' % i for i in range(5000)) + b'ENV{HR_CONT}="1"\n' +
+        ok("HR_CONT_AFTER"),
+        ["HR_CONT_BEFORE", "HR_CONT_AFTER"], ["HR_CONT", "HR_C0"], [5003])
+    # 20,000 empty continuations: short enough, applied
+    files["12-continued-empty.rules"] = (
+        b'KERNEL=="' + k + b'", \\\n' + b"\\\n" * 20000 + b'ENV{HR_CONT_EMPTY}="1"\n' +
+        ok("HR_CONT_EMPTY_AFTER"),
+        ["HR_CONT_EMPTY", "HR_CONT_EMPTY_AFTER"], [], [])
+    # a chain of 10,000 GOTOs, each skipping one line
+    chain = [b'KERNEL=="' + k + b'", GOTO="g0"\n']
+    for i in range(10000):
+        chain.append(b'ENV{HR_GOTO_SKIPPED}="1"\n')
+        chain.append(b'LABEL="g%d"\n' % i)
+        chain.append(b'KERNEL=="' + k + b'", GOTO="g%d"\n' % (i + 1) if i < 9999
+                     else ok("HR_GOTO_END"))
+    files["13-goto-chain.rules"] = (b"".join(chain), ["HR_GOTO_END"], ["HR_GOTO_SKIPPED"], [])
+    # GOTO backwards or to its own line: no label after it, the GOTO is dropped
+    files["14-goto-loop.rules"] = (
+        b'LABEL="loop"\n' + ok("HR_LOOP_BEFORE") + b'KERNEL=="' + k + b'", GOTO="loop"\n' +
+        ok("HR_LOOP_AFTER") + b'KERNEL=="' + k + b'", GOTO="self", LABEL="self"\n' +
+        ok("HR_LOOP_AFTER2"),
+        ["HR_LOOP_BEFORE", "HR_LOOP_AFTER", "HR_LOOP_AFTER2"], [], [3, 5])
+    # 64 KiB of random bytes between two good lines (no backslash: for a
+    # continued line systemd names its last physical line, tudev the one
+    # holding the fault, so the line numbers would not compare)
+    garbage = bytes(rnd.randrange(256) for _ in range(65536)).replace(b"\\", b"/")
+    files["15-garbage.rules"] = (ok("HR_GARBAGE_BEFORE") + garbage + b"\n" +
+                                 ok("HR_GARBAGE_AFTER"),
+                                 ["HR_GARBAGE_BEFORE", "HR_GARBAGE_AFTER"], [], None)
+    # NUL bytes end a physical line
+    files["16-nul.rules"] = (
+        ok("HR_NUL_BEFORE") + b'KERNEL=="' + k + b'", ENV{HR_NUL_A}="x\0y"\n' +
+        b'KERNEL=="' + k + b'",\0 ENV{HR_NUL_B}="1"\n' + b"\0\0\0" + ok("HR_NUL_AFTER"),
+        ["HR_NUL_BEFORE", "HR_NUL_B", "HR_NUL_AFTER"], ["HR_NUL_A"], [2, 3, 4])
+    # invalid UTF-8 is just bytes; a byte-order mark makes an invalid key
+    files["17-utf8.rules"] = (
+        ok("HR_UTF8_BEFORE") + b'KERNEL=="' + k + b'", ENV{HR_UTF8_A}="\xff\xfe\xc3"\n' +
+        b'KERNEL=="' + k + b'\xff", ENV{HR_UTF8_NEVER}="1"\n' +
+        b'KERNEL=="' + k + b'", ENV{HR_UTF8_\xc3\xa9}="1"\n' +
+        b'\xef\xbb\xbfKERNEL=="' + k + b'", ENV{HR_UTF8_BOM}="1"\n' + ok("HR_UTF8_AFTER"),
+        ["HR_UTF8_BEFORE", "HR_UTF8_A", "HR_UTF8_\xe9", "HR_UTF8_AFTER"],
+        ["HR_UTF8_NEVER", "HR_UTF8_BOM"], [5])
+    return files
+
+
+def write_hostile_rules(directory, kern):
+    os.makedirs(str(directory), exist_ok=True)
+    files = hostile_rules(kern)
+    paths = {}
+    for name, (data, _, _, _) in files.items():
+        path = os.path.join(str(directory), name)
+        with open(path, "wb") as f:
+            f.write(data)
+        paths[name] = path
+    return files, paths
+
+
+def error_lines(stderr, name):
+    """Line numbers of messages about rules file `name` (file:line[:col]:)."""
+    import re
+    pat = re.compile(re.escape(name) + r":(\d+)[: ]")
+    return sorted({int(m.group(1)) for m in pat.finditer(stderr)})
+
+
+def check_props(props, want, absent, what):
+    for k in want:
+        assert props.get(k) == ("1" if k != "HR_UTF8_A" else "\udcff\udcfe\udcc3"), \
+            "%s: %s=%r" % (what, k, props.get(k))
+    for k in absent:
+        assert k not in props, "%s: %s=%r set" % (what, k, props[k])
+
+
+def test_hostile_rules_udevadm_test_like_systemd(udevadm, tmp_path):
+    """Each hostile file alone through `udevadm test` on lo: the good lines
+    are applied, the errors name file:line (the same lines as systemd's),
+    loading takes a bounded time, and systemd 252 sets the same properties."""
+    files, paths = write_hostile_rules(tmp_path / "rules", "lo")
+    for name in sorted(files):
+        data, want, absent, err_lines = files[name]
+        results = {}
+        for tool in tools(udevadm):
+            status, props, _, err, secs = udevadm_test(tool, {name: paths[name]},
+                                                       NET + "lo")
+            print("%s %s: %.2fs" % (tool[0], name, secs))
+            assert status == 0, "%s %s: status %d\n%s" % (tool[0], name, status, err[-3000:])
+            check_props(props, want, absent, "%s %s" % (tool[0], name))
+            lines = error_lines(err, name)
+            if tool[0] == "tudev":
+                assert secs < 30, "%s: loading took %.1fs" % (name, secs)
+                if err_lines is not None:
+                    assert lines == err_lines, "%s: errors on lines %r" % (name, lines)
+                else:
+                    assert lines, "%s: no error reported" % name
+            results[tool[0]] = (props, lines)
+        if "systemd" in results:
+            assert results["tudev"][0] == results["systemd"][0], name
+            if name != "10-huge-line.rules":   # v252 names no line for it
+                assert results["tudev"][1] == results["systemd"][1], name
+
+
+def test_hostile_rules_in_the_daemon(tmp_path, udevd_factory, udevadm, net, udev_mon):
+    """All hostile files at once, plus a FIFO, a symlink to /dev/zero, a
+    directory, a dangling symlink and a 1 GiB sparse file named *.rules:
+    the daemon starts in bounded time without blocking on the FIFO, reports
+    each fault as file:line, applies every good line to a real event, and
+    reloads them as quickly."""
+    rdir = tmp_path / "rules"
+    files, paths = write_hostile_rules(rdir, "hr*")
+    os.mkfifo(str(rdir / "20-fifo.rules"))
+    os.symlink("/dev/zero", str(rdir / "21-zero.rules"))
+    os.mkdir(str(rdir / "22-dir.rules"))
+    os.symlink(str(tmp_path / "nowhere"), str(rdir / "23-dangling.rules"))
+    with open(str(rdir / "24-sparse.rules"), "wb") as f:
+        f.truncate(1 << 30)
+    t0 = time.monotonic()
+    d = udevd_factory("--children-max=4", "--rules-dir=%s" % rdir, timeout=60)
+    started = time.monotonic() - t0
+    print("daemon ready in %.2fs" % started)
+    assert started < 30
+
+    def check_event(a, b):
+        mark = udev_mon.mark()
+        net.add_veth(a, b)
+        got = udev_mon.wait_for(lambda e: e.devpath == NET + a and e.action == "add",
+                                timeout=30, since=mark)
+        assert got, "no event for %s" % a
+        for name, (_, want, absent, _) in files.items():
+            check_props(got[0].props, want, absent, "daemon %s" % name)
+
+    check_event("hra0", "hrb0")
+    log = d.log()
+    for name, (_, _, _, err_lines) in files.items():
+        lines = error_lines(log, name)
+        if err_lines is None:
+            assert lines, "%s: no error reported" % name
+        else:
+            assert lines == err_lines, "%s: errors on lines %r" % (name, lines)
+    assert "24-sparse.rules: File is too large" in log
+    # (the FIFO and the directory are skipped by their directory entry type)
+    # reload (every file changed): as fast, same result
+    for p in paths.values():
+        os.utime(p)
+    t0 = time.monotonic()
+    assert run([udevadm, "control", "--reload"], timeout=60).returncode == 0
+    assert udevadm_ping(udevadm)
+    print("reload + ping in %.2fs" % (time.monotonic() - t0))
+    assert time.monotonic() - t0 < 30
+    check_event("hra1", "hrb1")
+    assert d.alive()
