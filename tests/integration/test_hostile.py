@@ -409,3 +409,151 @@ def test_hostile_rules_in_the_daemon(tmp_path, udevd_factory, udevadm, net, udev
     assert time.monotonic() - t0 < 30
     check_event("hra1", "hrb1")
     assert d.alive()
+
+
+# ----------------------------------------------------------------- sysfs attribute values
+
+ATTR_RULES = r'''
+KERNEL=="hva*", ENV{HA_RAW}="$attr{ifalias}", ENV{HA_K}="%k"
+KERNEL=="hva*", ATTR{ifalias}=="*evil*", ENV{HA_EVIL}="1"
+KERNEL=="hva*", ATTR{ifalias}=="?*", ENV{HA_NONEMPTY}="1"
+KERNEL=="hva*", ENV{HA_PPI}="[$attr{phys_port_id}]", ENV{HA_SPEED}="[$attr{speed}]"
+KERNEL=="hva*", ATTR{phys_port_id}=="?*", ENV{HA_PPI_SET}="1"
+KERNEL=="hva*", ATTR{phys_port_id}=="", ENV{HA_PPI_EMPTY}="1"
+KERNEL=="hva*", ENV{HA_NOSUCH}="[$attr{nosuch}][$attr{../lo/ifalias}][$attr{/etc/passwd}]"
+KERNEL=="hva*", ENV{HA_TRIPLE}="$attr{ifalias}$attr{ifalias}$attr{ifalias}"
+KERNEL=="hva*", OPTIONS+="string_escape=replace", ENV{HA_REPL}="$attr{ifalias}"
+KERNEL=="hva*", PROGRAM="/bin/echo %s{ifalias}", ENV{HA_PROG}="%c"
+KERNEL=="hva*", IMPORT{program}="/bin/echo HA_IMP=$attr{ifalias}"
+KERNEL=="hva*", RUN+="/bin/sh -c 'printf %%s \"$HA_RAW\" > /run/hostile-run-%k'"
+'''
+
+# Written to /sys/class/net/hva0/ifalias (the kernel keeps at most 255 bytes,
+# drops one trailing newline, and shows the value up to a NUL).
+ALIASES = [
+    b"\x01\x02evil\x1b[31m\tTAB\r\nline2\x7f",
+    b"A/../b /../../etc/x ./. //",
+    b"\xff\xfe\xc3\xa9 \xe2\x82 invalid UTF-8",
+    b"x" * 255,
+    b"$(touch /run/hostile-pwned) `id` %k $kernel %% $$ ${HOME}",
+    b"  lead and trail \t ",
+    b"*?[evil] \\x2f \\",
+    b"pre\0post",
+    b"\n",
+]
+
+
+def set_alias(ifname, value):
+    with open("/sys/class/net/%s/ifalias" % ifname, "wb") as f:
+        f.write(value)
+
+
+def hva_props(e):
+    return {k: v for k, v in e.props.items() if k.startswith("HA_")}
+
+
+def test_hostile_attribute_values(tmp_path, udevd_factory, udevadm, net, udev_mon):
+    """A veth whose ifalias holds control characters, path tricks, invalid
+    UTF-8, shell syntax, format specifiers, glob characters, a NUL or the
+    maximum length, read through $attr{}, %s{}, ATTR{}== and passed to
+    programs; plus attributes whose read fails (EOPNOTSUPP, EINVAL), absent
+    ones and path escapes: the daemon's result for each change event equals
+    systemd 252's udevadm test on the same device, nothing is executed from
+    the value, and the daemon keeps going."""
+    rdir = tmp_path / "rules"
+    os.makedirs(str(rdir))
+    with open(str(rdir / "50-hostile.rules"), "w") as f:
+        f.write(ATTR_RULES)
+    udevd_factory("--children-max=4", "--rules-dir=%s" % rdir)
+    net.add_veth("hva0", "hvb0")
+    assert udev_mon.wait_for(lambda e: e.devpath == NET + "hva0" and e.action == "add",
+                             timeout=20)
+    sd = [t for t in tools(udevadm) if t[0] == "systemd"]
+    for value in ALIASES:
+        set_alias("hva0", value)
+        mark = udev_mon.mark()
+        with open("/sys/class/net/hva0/uevent", "w") as f:
+            f.write("change")
+        got = udev_mon.wait_for(lambda e: e.devpath == NET + "hva0" and e.action == "change",
+                                timeout=20, since=mark)
+        assert got, "no change event for alias %r" % value
+        assert got[0].errors == []
+        ours = hva_props(got[0])
+        print("alias %r -> %r" % (value, ours))
+        assert ours["HA_K"] == "hva0"
+        assert "HA_PPI_SET" not in ours and "HA_SPEED" in ours
+        with open("/run/hostile-run-hva0", "rb") as f:
+            ran = f.read().decode("utf-8", "surrogateescape")
+        assert ran == ours.get("HA_RAW", ""), (value, ran)
+        if sd:
+            _, props, _, err, _ = udevadm_test(sd[0], {"50-hostile.rules": str(rdir /
+                                                                           "50-hostile.rules")},
+                                               NET + "hva0", action="change")
+            theirs = {k: v for k, v in props.items() if k.startswith("HA_")}
+            assert ours == theirs, "alias %r:\n tudev   %r\n systemd %r" % (value, ours, theirs)
+    assert not os.path.exists("/run/hostile-pwned")
+
+
+# ----------------------------------------------------------------- program output
+
+PROGRAM_RULES = r'''
+KERNEL=="hpa*", PROGRAM="/usr/bin/printf 'a\000b\n'", ENV{HP_NUL}="%c"
+KERNEL=="hpa*", PROGRAM="/usr/bin/printf 'no newline'", ENV{HP_NONL}="%c"
+KERNEL=="hpa*", PROGRAM="/usr/bin/printf '\001\002\377\033[31m\tx\ny\r\n\n\n'", ENV{HP_BIN}="%c"
+KERNEL=="hpa*", PROGRAM="/bin/sh -c 'yes a | head -c 40000 | tr -d \\n'", ENV{HP_BIG}="%c", ENV{HP_BIG_RAN}="1"
+KERNEL=="hpa*", PROGRAM="/bin/sh -c 'yes a | head -c 1000 | tr -d \\n'", ENV{HP_500}="%c"
+KERNEL=="hpa*", PROGRAM="/bin/sh -c 'yes a | head -c 1000 | tr -d \\n'", RESULT=="aaaa*", ENV{HP_RESULT}="1"
+KERNEL=="hpa*", PROGRAM="/bin/sh -c 'yes \"$(printf \"\\001\\377\")\" | head -c 40000'", ENV{HP_JUNK}="ok"
+KERNEL=="hpa*", PROGRAM="/bin/sh -c 'yes \"$(printf \"\\033\\377\")\" | head -c 2000000 >&2; echo fine'", ENV{HP_STDERR}="%c"
+KERNEL=="hpa*", PROGRAM="/usr/bin/yes", ENV{HP_YES}="matched"
+KERNEL=="hpa*", PROGRAM="/bin/sh -c 'sleep 30 & echo detached'", ENV{HP_BG}="%c"
+KERNEL=="hpa*", PROGRAM="/bin/sh -c 'exec >&-; sleep 0.1'", ENV{HP_CLOSED}="ran:%c"
+KERNEL=="hpa*", IMPORT{program}="/usr/bin/printf 'HP_I_A=1\000HP_I_B=2\nHP_I_C=3'"
+KERNEL=="hpa*", IMPORT{program}="/usr/bin/printf 'HP_I_D=\001\002\377\nHP_I_E=x\ty\n=novalue\nnokey\nHP_I_F=\"q\"\nHP_I_G\n'"
+KERNEL=="hpa*", IMPORT{program}="/bin/sh -c 'printf HP_I_BIG=; yes b | head -c 40000 | tr -d \\n; printf \"\\nHP_I_AFTER=1\\n\"'"
+KERNEL=="hpa*", IMPORT{program}="/bin/sh -c 'yes HP_I_MANY=1 | head -c 40000'"
+KERNEL=="hpa*", IMPORT{program}="/bin/sh -c 'printf HP_I_LAST=1'"
+KERNEL=="hpa*", ENV{HP_DONE}="1"
+'''
+
+
+def test_hostile_program_output(tmp_path, udevd_factory, udevadm, net, udev_mon):
+    """PROGRAM and IMPORT{program} output with NUL bytes, no trailing
+    newline, control characters and invalid UTF-8, more than the 16 KiB
+    buffer, 2 MB on stderr, endless output (yes), a background child that
+    keeps stdout open, stdout closed early: the event completes in bounded
+    time, the daemon's properties equal systemd 252's udevadm test, and the
+    daemon serves the next event."""
+    rdir = tmp_path / "rules"
+    os.makedirs(str(rdir))
+    path = str(rdir / "50-hostile.rules")
+    with open(path, "w") as f:
+        f.write(PROGRAM_RULES)
+    d = udevd_factory("--children-max=4", "--rules-dir=%s" % rdir)
+    t0 = time.monotonic()
+    net.add_veth("hpa0", "hpb0")
+    got = udev_mon.wait_for(lambda e: e.devpath == NET + "hpa0" and e.action == "add",
+                            timeout=60)
+    took = time.monotonic() - t0
+    print("event took %.2fs" % took)
+    assert got, d.log_tail()
+    assert got[0].errors == []
+    assert took < 20, "the event took %.1fs" % took
+    ours = {k: v for k, v in got[0].props.items() if k.startswith("HP_")}
+    print(sorted(ours))
+    assert "UDEV_WORKER_FAILED" not in got[0].props
+    assert ours["HP_DONE"] == "1" and ours["HP_BIG_RAN"] == "1"
+    assert ours["HP_NUL"] == "a" and ours["HP_NONL"] == "no newline"
+    assert ours["HP_BG"] == "detached" and ours["HP_I_LAST"] == "1"
+    assert "HP_YES" not in ours
+    for tool in tools(udevadm):
+        t0 = time.monotonic()
+        _, props, _, err, _ = udevadm_test(tool, {"50-hostile.rules": path}, NET + "hpa0")
+        print("%s udevadm test: %.2fs" % (tool[0], time.monotonic() - t0))
+        assert time.monotonic() - t0 < 20
+        theirs = {k: v for k, v in props.items() if k.startswith("HP_")}
+        assert ours == theirs, "%s:\n daemon %r\n test   %r" % (tool[0], ours, theirs)
+    mark = udev_mon.mark()
+    net.add_veth("hpc0", "hpd0")
+    assert udev_mon.wait_for(lambda e: e.devpath == NET + "hpc0", timeout=20, since=mark)
+    assert d.alive()
