@@ -557,3 +557,161 @@ def test_hostile_program_output(tmp_path, udevd_factory, udevadm, net, udev_mon)
     net.add_veth("hpc0", "hpd0")
     assert udev_mon.wait_for(lambda e: e.devpath == NET + "hpc0", timeout=20, since=mark)
     assert d.alive()
+
+
+# ----------------------------------------------------------------- forged netlink messages
+
+NOBODY_SEND = r'''
+import socket, sys
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 15)
+s.bind((0, 0))
+res = []
+for group in (1, 2):
+    try:
+        s.sendto(b"add@/devices/virtual/nobody\0ACTION=add\0DEVPATH=/devices/virtual/nobody\0"
+                 b"SUBSYSTEM=tudevtest\0SEQNUM=1\0", (0, group))
+        res.append("sent")
+    except OSError as e:
+        res.append(e.errno)
+print(res)
+'''
+
+FORGED = "/devices/virtual/tudevhostile"
+
+
+def forger():
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW | socket.SOCK_CLOEXEC,
+                      NETLINK_KOBJECT_UEVENT)
+    for _ in range(50):
+        try:
+            s.bind((random.randint(0x10000000, 0x7ffffff0), 0))
+            return s
+        except OSError:
+            continue
+    raise RuntimeError("no free netlink port id")
+
+
+def kernel_msg(action, devpath, props, header=None):
+    head = header if header is not None else ("%s@%s" % (action, devpath)).encode()
+    return head + b"\0" + b"".join(k.encode() + b"=" + v + b"\0" for k, v in props)
+
+
+def libudev_msg(props):
+    """A datagram in libudev's format (wire-formats.md §1), as udevd sends."""
+    import struct
+    body = b"".join(k.encode() + b"=" + v + b"\0" for k, v in props)
+    return (b"libudev\0" + b"\xfe\xed\xca\xfe" + struct.pack("<III", 40, 40, len(body)) +
+            bytes(16) + body)
+
+
+def test_forged_from_user_space(udevd_factory, udev_mon, net, kernel_mon):
+    """Group 1 and 2 from user space: a non-root process cannot send to
+    either group (the kernel refuses); a root process's messages in kernel or
+    libudev format on group 1 are dropped as forged; messages on group 2 never
+    reach the daemon (it only sends there)."""
+    r = run(as_nobody(["/usr/bin/python3", "-c", NOBODY_SEND]))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[1, 1]", "a non-root process could send: %s" % r.stdout
+
+    d = udevd_factory("--children-max=4")
+    seq = kernel_seqnum() + 3000000
+    valid = [("ACTION", b"add"), ("DEVPATH", FORGED.encode() + b"/g"), ("SUBSYSTEM", b"tudevtest"),
+             ("SEQNUM", str(seq).encode())]
+    f = forger()
+    try:
+        f.sendto(kernel_msg("add", FORGED + "/g", valid), (0, 1))
+        f.sendto(libudev_msg([("UDEV_DATABASE_VERSION", b"1")] + valid), (0, 1))
+        f.sendto(libudev_msg([("UDEV_DATABASE_VERSION", b"1")] + valid), (0, 2))
+        f.sendto(kernel_msg("add", FORGED + "/g", valid), (0, 2))
+    finally:
+        f.close()
+    veth_flows(net, kernel_mon, udev_mon, "hga0", "hgb0")
+    # the two group-2 messages were seen by our own listener, sent by nobody else
+    forged = udev_mon.matching(lambda e: (e.devpath or "").startswith(FORGED))
+    assert all(e.sender[0] != 0 for e in forged)
+    assert len(forged) == 2, forged
+    assert not any(f.startswith("+tudevtest") for f in os.listdir("/run/udev/data")) \
+        if os.path.isdir("/run/udev/data") else True
+    d.stop()
+    assert d.stats()["forged"] == 2, d.stats()
+
+
+def more_malformed(seq):
+    """Kernel-format messages the parser must reject, beyond test_forged.py's."""
+    def p(n):
+        return "%s/x%d" % (FORGED, n)
+
+    def base(n, extra=(), action="add", devpath=None):
+        return [("ACTION", action.encode()), ("DEVPATH", (devpath or p(n)).encode()),
+                ("SUBSYSTEM", b"tudevtest"), ("SEQNUM", str(seq + n).encode())] + list(extra)
+
+    up = "/devices/../../run/hostile"
+    return [
+        ("devpath ..", kernel_msg("add", up, base(1, devpath=up))),
+        ("devpath //", kernel_msg("add", FORGED + "//x2", base(2, devpath=FORGED + "//x2"))),
+        ("DEVPATH_OLD ..", kernel_msg("move", p(3), base(3, [("DEVPATH_OLD", b"/devices/../x")],
+                                                        action="move"))),
+        ("DEVNAME outside /dev", kernel_msg("add", p(4), base(4, [
+            ("MAJOR", b"1"), ("MINOR", b"3"), ("DEVNAME", b"/run/hostile-decoy")]))),
+        ("DEVNAME /dev/..", kernel_msg("add", p(5), base(5, [
+            ("MAJOR", b"1"), ("MINOR", b"3"), ("DEVNAME", b"/dev/../run/hostile-decoy")]))),
+        ("SEQNUM overflow", kernel_msg("add", p(6), base(6)[:3] +
+                                       [("SEQNUM", b"18446744073709551616")])),
+        ("SEQNUM negative", kernel_msg("add", p(7), base(7)[:3] + [("SEQNUM", b"-5")])),
+        ("MAJOR overflow", kernel_msg("add", p(8), base(8, [("MAJOR", b"4294967296"),
+                                                            ("MINOR", b"1")]))),
+        ("IFINDEX junk", kernel_msg("add", p(9), base(9, [("IFINDEX", b"1x")]))),
+        ("SUBSYSTEM with /", kernel_msg("add", p(10), base(10)[:2] + [
+            ("SUBSYSTEM", b"../../etc"), ("SEQNUM", str(seq + 10).encode())])),
+        ("libudev header", libudev_msg(base(11))),
+        ("NUL header", kernel_msg("add", p(12), base(12), header=b"")),
+        ("all NUL", bytes(2048)),
+    ]
+
+
+def test_more_malformed_uevents(udevd_factory, udev_mon, tmp_path):
+    """With --test-accept-user-uevents: path tricks in DEVPATH, DEVPATH_OLD
+    and DEVNAME, number overflows, a libudev-format datagram, NUL-only data:
+    every one rejected (counted as malformed), nothing touched outside /dev,
+    and a valid message with odd property values (newline, control
+    characters, 4 KiB) still processed."""
+    decoy = "/run/hostile-decoy"
+    os.mknod(decoy, 0o600 | 0o020000, os.makedev(1, 3))
+    rdir = tmp_path / "rules"
+    os.makedirs(str(rdir))
+    with open(str(rdir / "50-all.rules"), "w") as f:
+        f.write('SUBSYSTEM=="tudevtest", MODE="0666", OWNER="65534", SYMLINK+="hostile/%k", '
+                'ENV{HM_SEEN}="1"\n')
+    d = udevd_factory("--children-max=4", "--test-accept-user-uevents",
+                      "--rules-dir=%s" % rdir)
+    seq = kernel_seqnum() + 4000000
+    cases = more_malformed(seq)
+    valid = FORGED + "/valid"
+    odd = [("HM_NL", b"a\nb"), ("HM_CTRL", b"\x01\x1b[31m\x7f"), ("HM_LONG", b"v" * 4096),
+           ("HM_UTF8", b"\xff\xfe")]
+    f = forger()
+    try:
+        for _, data in cases:
+            f.sendto(data, (0, 1))
+        f.sendto(kernel_msg("add", valid, [("ACTION", b"add"), ("DEVPATH", valid.encode()),
+                                           ("SUBSYSTEM", b"tudevtest"),
+                                           ("SEQNUM", str(seq + 100).encode())] + odd), (0, 1))
+    finally:
+        f.close()
+    got = udev_mon.wait_for(lambda e: e.devpath == valid, timeout=20)
+    assert got, d.log_tail()
+    props = got[0].props
+    assert props["HM_SEEN"] == "1"
+    # (the uevent parser cuts a value at a newline)
+    assert props["HM_NL"] in ("a", "a\nb") and props["HM_LONG"] == "v" * 4096
+    assert props["HM_CTRL"] == "\x01\x1b[31m\x7f"
+    time.sleep(0.3)
+    accepted = udev_mon.matching(lambda e: (e.devpath or "").startswith(FORGED) and
+                                 e.devpath != valid)
+    assert accepted == [], accepted
+    st = os.stat(decoy)
+    assert (st.st_mode & 0o7777, st.st_uid) == (0o600, 0), "decoy node was changed"
+    assert not os.path.lexists("/run/hostile")
+    assert d.alive()
+    d.stop()
+    assert d.stats()["malformed"] >= len(cases), (d.stats(), len(cases))
