@@ -74,6 +74,7 @@ struct manager {
         bool exiting;
         bool drain_on_exit;
         int exit_status;
+        size_t dropped_at_exit; /* queued events discarded by SIGTERM/SIGINT */
         /* Global properties set by `udevadm control --property`; workers read
          * them from the snapshot. */
         pthread_mutex_t env_lock;
@@ -333,11 +334,11 @@ static bool manager_resync_now(struct manager *m, uint64_t overruns)
         m->resync.forgotten += res.forgotten;
         if (r < 0)
                 log_error_errno(r, "Resync after the kernel buffer overrun failed: %m");
-        log_warning("Resync #%u after %" PRIu64 " kernel buffer overrun(s), %" PRIu64
-                    " SEQNUM(s) lost so far: %u records and %u sysfs devices compared in %" PRIu64
-                    " ms; add requested for %u, remove synthesized for %u, %u records forgotten",
-                    m->resync.runs, overruns, ls.lost, res.records, res.devices,
-                    res.usec / USEC_PER_MSEC, res.added, res.removed, res.forgotten);
+        log_warning("Resync #%u after %" PRIu64 " kernel buffer overrun(s): %u records and %u "
+                    "sysfs devices compared in %" PRIu64 " ms; add requested for %u, remove "
+                    "synthesized for %u, %u records forgotten",
+                    m->resync.runs, overruns, res.records, res.devices, res.usec / USEC_PER_MSEC,
+                    res.added, res.removed, res.forgotten);
         return true;
 }
 
@@ -632,7 +633,7 @@ static void log_stats(struct manager *m)
                  " dropped_at_exit=%zu workers=%u",
                  ls.received, ps.processed, ps.failed, ls.forged, ls.malformed, ls.enobufs,
                  ls.lost, m->resync.runs, m->resync.added, m->resync.removed,
-                 m->resync.forgotten, qs.queued, ps.workers);
+                 m->resync.forgotten, m->dropped_at_exit + qs.queued, ps.workers);
 }
 
 int manager_run(struct manager *m)
@@ -649,13 +650,20 @@ int manager_run(struct manager *m)
         /* Stop receiving, then drain (control exit) or drop the queued events
          * (SIGTERM); running events finish or time out. */
         listener_stop(m->listener);
-        struct event_queue_stats qs;
-        event_queue_get_stats(m->queue, &qs);
-        if (!m->drain_on_exit && qs.queued > 0)
-                log_info("Dropping %zu queued events", qs.queued);
         if (m->drain_on_exit)
                 event_queue_set_paused(m->queue, false); /* "exit" processes what is queued */
         event_queue_shutdown(m->queue, !m->drain_on_exit);
+        if (!m->drain_on_exit) {
+                /* Everything pushed is done, running or dropped now (exact: one
+                 * locked snapshot). */
+                struct event_queue_stats qs;
+                event_queue_get_stats(m->queue, &qs);
+                m->dropped_at_exit = (size_t)(qs.pushed_total - qs.done_total) - qs.running -
+                                     qs.queued;
+                if (m->dropped_at_exit > 0)
+                        log_info("Dropped %zu queued events (not processed, not broadcast)",
+                                 m->dropped_at_exit);
+        }
         /* Running events finish or reach their event timeout, which abandons
          * them (with a failure broadcast) exactly as while running. */
         while (event_queue_wait_empty(m->queue, now_usec(CLOCK_MONOTONIC) + MANAGER_TICK_USEC) < 0) {

@@ -142,27 +142,31 @@ static void handle_enobufs(struct listener *l)
 
         l->loss_pending = true;
 
-        log_error("Kernel uevent receive buffer overrun (#%llu): uevents after SEQNUM=%llu "
-                  "were lost; the next received SEQNUM bounds the loss",
+        log_error("Kernel uevent receive buffer overrun (#%llu, last SEQNUM received %llu): "
+                  "uevents were lost; the next SEQNUM gap bounds the loss",
                   (unsigned long long)n, (unsigned long long)atomic_load(&l->last_seqnum));
 }
 
-/* The first SEQNUM after an overrun bounds the loss: count and log the gap. */
-static void report_loss(struct listener *l, uint64_t seqnum)
+/* After an overrun, the datagrams still queued in the socket are contiguous
+ * (the kernel drops what does not fit): the first SEQNUM gap that follows
+ * bounds the loss. Count and log it; false while there is no gap yet. */
+static bool report_loss(struct listener *l, uint64_t seqnum)
 {
         uint64_t last = atomic_load(&l->last_seqnum);
 
-        if (last == 0 || seqnum <= last + 1) {
-                log_error("Uevents lost in the overrun: their number is unknown (last SEQNUM "
-                          "%llu, next %llu)", (unsigned long long)last,
-                          (unsigned long long)seqnum);
-                return;
+        if (last == 0) {
+                log_error("Uevents lost in the overrun before SEQNUM %llu: their number is "
+                          "unknown", (unsigned long long)seqnum);
+                return true;
         }
+        if (seqnum <= last + 1)
+                return false;
         atomic_fetch_add(&l->n_lost, seqnum - last - 1);
         log_error("Uevents lost in the overrun: SEQNUM %llu..%llu, %llu at most (gaps in that "
                   "range may also be events of other network namespaces)",
                   (unsigned long long)last + 1, (unsigned long long)seqnum - 1,
                   (unsigned long long)(seqnum - last - 1));
+        return true;
 }
 
 /* Receive everything available (one or more recvmmsg rounds) and push it.
@@ -221,10 +225,8 @@ static int receive_batch(struct listener *l)
                                         len, r == -E2BIG ? "too large" : "bad format");
                         continue;
                 }
-                if (l->loss_pending) {
+                if (l->loss_pending && report_loss(l, ev->seqnum))
                         l->loss_pending = false;
-                        report_loss(l, ev->seqnum);
-                }
                 atomic_store(&l->last_seqnum, ev->seqnum);
                 log_debug("SEQNUM=%llu %s %s (%s) queued", (unsigned long long)ev->seqnum,
                           uevent_action_to_string(ev->action), ev->devpath, ev->subsystem);

@@ -84,6 +84,10 @@ static enum known_state known_presence(const struct resync *rs, const struct kno
         char path[PATH_MAX], real[PATH_MAX];
         size_t sl = strlen(sys);
 
+        /* The DEVPATH itself exists: present, whatever the id says. */
+        if ((size_t)snprintf(path, sizeof(path), "%s%s", sys, kd->devpath) >= sizeof(path) ||
+            access(path, F_OK) >= 0 || errno != ENOENT)
+                return KNOWN_PRESENT;
         if (kd->id[0] == 'n')
                 return sysfs_presence_of_id(rs->pres, kd->id) == PRESENCE_GONE ? KNOWN_GONE
                                                                                : KNOWN_PRESENT;
@@ -99,9 +103,7 @@ static enum known_state known_presence(const struct resync *rs, const struct kno
                 snprintf(current, size, "%s", real + sl);
                 return KNOWN_REPLACED;
         }
-        if ((size_t)snprintf(path, sizeof(path), "%s%s", sys, kd->devpath) >= sizeof(path))
-                return KNOWN_PRESENT;
-        return access(path, F_OK) < 0 && errno == ENOENT ? KNOWN_GONE : KNOWN_PRESENT;
+        return KNOWN_GONE;
 }
 
 /* Append "KEY=VALUE\0" to buf; false if it does not fit. */

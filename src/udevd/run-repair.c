@@ -73,12 +73,12 @@ static int cmp_int(const void *a, const void *b)
         return (x > y) - (x < y);
 }
 
+/* sysfs attributes claim a size of 4096: read at most what we need. */
 static int read_ifindex(int netfd, const char *name)
 {
-        char path[NAME_MAX + 16];
+        char path[NAME_MAX + 16], buf[IFINDEX_FILE_MAX];
         _cleanup_close_ int fd = -1;
-        _cleanup_free_ char *buf = NULL;
-        size_t len;
+        ssize_t n;
         char *end;
         long v;
 
@@ -87,8 +87,10 @@ static int read_ifindex(int netfd, const char *name)
         fd = openat(netfd, path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        if (read_fd_bounded(fd, IFINDEX_FILE_MAX, &buf, &len) < 0)
+        n = read(fd, buf, sizeof(buf) - 1);
+        if (n <= 0)
                 return -EIO;
+        buf[n] = '\0';
         errno = 0;
         v = strtol(buf, &end, 10);
         if (errno || end == buf || (*end && *end != '\n') || v <= 0 || v > INT_MAX)
