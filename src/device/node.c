@@ -369,14 +369,34 @@ static int node_symlink(const struct device_roots *roots, const char *link, cons
         return 0;
 }
 
+/* Remove `path` if it is a symbolic link: only links are ever made at these
+ * paths, and a file or node found there (where the link was refused as a
+ * conflicting inode) is not ours to delete. 0 or -errno. */
+static int unlink_symlink(const char *path, const char *what)
+{
+        struct stat st;
+
+        if (lstat(path, &st) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (!S_ISLNK(st.st_mode)) {
+                log_debug("'%s' is not a symbolic link, leaving it alone", what);
+                return 0;
+        }
+        if (unlink(path) < 0 && errno != ENOENT)
+                return -errno;
+        return 0;
+}
+
 static void link_unlink(const struct device_roots *roots, const char *link)
 {
         char path[PATH_MAX];
+        int r;
 
         if (dev_path(roots, link, path, sizeof(path)) < 0)
                 return;
-        if (unlink(path) < 0 && errno != ENOENT)
-                log_debug_errno(errno, "Failed to remove '%s', ignoring: %m", link);
+        r = unlink_symlink(path, link);
+        if (r < 0)
+                log_debug_errno(r, "Failed to remove '%s', ignoring: %m", link);
         rmdir_parents_under(path, roots->dev);
 }
 
@@ -797,8 +817,9 @@ int node_remove(const struct device_roots *roots, const struct node_device *d,
                 r = dev_path(roots, mm, path, sizeof(path));
         if (r < 0)
                 return r;
-        if (unlink(path) < 0 && errno != ENOENT)
-                return log_debug_errno(errno, "Failed to remove '%s': %m", mm);
+        r = unlink_symlink(path, mm);
+        if (r < 0)
+                return log_debug_errno(r, "Failed to remove '%s': %m", mm);
         return 0;
 }
 

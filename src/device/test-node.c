@@ -260,6 +260,24 @@ static void test_conflicting_inode(void)
         snprintf(p, sizeof(p), "%s/dir", dev_root);
         ASSERT_EQ(mkdir(p, 0755), 0);
         ASSERT_EQ(node_link_update(&roots, &a, "dir", true), -EEXIST);
+        /* releasing the refused links leaves the file and the directory alone
+         * (systemd 252 unlinks whatever is there) */
+        ASSERT_EQ(node_link_update(&roots, &a, "busy", false), 0);
+        ASSERT_EQ(node_link_update(&roots, &a, "dir", false), 0);
+        snprintf(p, sizeof(p), "%s/busy", dev_root);
+        ASSERT_EQ(lstat(p, &st), 0);
+        ASSERT_TRUE(S_ISREG(st.st_mode));
+        snprintf(p, sizeof(p), "%s/dir", dev_root);
+        ASSERT_EQ(lstat(p, &st), 0);
+        ASSERT_TRUE(S_ISDIR(st.st_mode));
+        /* nor does the removal of the device: a file at /dev/block/M:m stays */
+        snprintf(p, sizeof(p), "%s/block", dev_root);
+        ASSERT_EQ(mkdir(p, 0755), 0);
+        snprintf(p, sizeof(p), "%s/block/8:0", dev_root);
+        ASSERT_EQ(mknod(p, S_IFREG | 0644, 0), 0);
+        ASSERT_EQ(node_remove(&roots, &a, NULL), 0);
+        ASSERT_EQ(lstat(p, &st), 0);
+        ASSERT_TRUE(S_ISREG(st.st_mode));
         /* invalid names are refused before touching anything */
         ASSERT_EQ(node_link_update(&roots, &a, "../escape", true), -EINVAL);
         ASSERT_EQ(node_link_update(&roots, &a, "/etc/x", true), -EINVAL);
