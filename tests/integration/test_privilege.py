@@ -402,3 +402,82 @@ find /dev -type l -printf '@@link %%p %%l\\n'
             # order), "pl-ok4/" fails as not a directory
             base = {"/dev/pl-ok1", "/dev/pl/ok2/x", "/dev/run/hostile-e3"}
             assert made - base in ({"/dev/dev"}, {"/dev/dev/pl-ok3"}), made
+
+
+NAME_RULES = r'''
+SUBSYSTEM=="net", KERNEL=="pna0", NAME="../x"
+SUBSYSTEM=="net", KERNEL=="pnb0", OPTIONS+="string_escape=none", NAME="../y"
+SUBSYSTEM=="net", KERNEL=="pnc0", NAME=".."
+SUBSYSTEM=="net", KERNEL=="pnd0", NAME="$attr{[net/lo]ifalias}"
+SUBSYSTEM=="net", KERNEL=="pne0", NAME="lo"
+SUBSYSTEM=="net", KERNEL=="pnf0", NAME="xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+SUBSYSTEM=="net", KERNEL=="png0", NAME="/dev/../etc"
+SUBSYSTEM=="net", KERNEL=="pnh0", NAME="a b	c:d%%e"
+'''
+# interface -> name the daemon ends up with (None: the rename fails, kept)
+RENAMES = {"pna0": ".._x", "pnb0": None, "pnc0": None, "pnd0": ".._.._z_w", "pne0": None,
+           "pnf0": None, "png0": "_dev_.._etc", "pnh0": "a_b_c_d_e"}
+
+
+def test_name_cannot_escape(tmp_path, udevd_factory, udevadm, net, udev_mon):
+    """NAME= values with "..", "/", whitespace, an existing name, an
+    over-long name and an attribute value holding "../..": every character
+    not valid in an interface name is replaced (systemd 252's NAME value,
+    compared through both udevadm test), what the kernel refuses ("..", a
+    '/' under string_escape=none, a taken or too long name) leaves the
+    interface as it was, nothing is created in the file system and every
+    event is still broadcast. (systemd 252's udevadm test renames for real:
+    its outcome is checked too.)"""
+    with open("/sys/class/net/lo/ifalias", "w") as f:
+        f.write("../../z w")
+    rdir = tmp_path / "rules"
+    rules = write_rules(rdir, NAME_RULES)
+    for ifname in RENAMES:
+        net.add_veth(ifname, ifname.replace("0", "1"))
+    tools = [("tudev", udevadm)]
+    if os.access(SD_UDEVADM, os.X_OK):
+        tools.append(("systemd", SD_UDEVADM))
+    names = {}
+    for name, tool in tools:
+        extra = "--rules-dir=%s " % rdir if name == "tudev" else ""
+        script = """
+mount -t tmpfs tmpfs /run
+mkdir -p /run/udev /etc/udev/rules.d
+for d in /etc/udev/rules.d /usr/lib/udev/rules.d /usr/local/lib/udev/rules.d /lib/udev/rules.d; do
+  [ -d $d ] && mount -t tmpfs tmpfs $d
+done
+cp %s /etc/udev/rules.d/
+for i in %s; do
+  echo "@@if $i"
+  SYSTEMD_LOG_LEVEL=debug %s test %s--action=add %s$i 2>&1 >/dev/null | grep " NAME '" || true
+done
+""" % (rules, " ".join(RENAMES), tool, extra, NET)
+        r = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-ec", script],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, timeout=120)
+        out = r.stdout.decode("utf-8", "surrogateescape")
+        for part in out.split("@@if ")[1:]:
+            ifname, _, rest = part.partition("\n")
+            names.setdefault(ifname, {})[name] = rest.rsplit("NAME '", 1)[-1].rsplit("'", 1)[0]
+    print(names)
+    for ifname, got in names.items():
+        assert len(set(got.values())) == 1, "%s: %r" % (ifname, got)
+    if len(tools) > 1:
+        # systemd 252's udevadm test renames for real: its outcome is ours
+        have = set(os.listdir("/sys/class/net"))
+        assert {new or old for old, new in RENAMES.items()} <= have, sorted(have)
+    net.delete_all()
+
+    udevd_factory("--children-max=4", "--rules-dir=%s" % rdir)
+    mark = udev_mon.mark()
+    for ifname in RENAMES:
+        net.add_veth(ifname, ifname.replace("0", "1"))
+    for ifname, new in RENAMES.items():
+        final = new or ifname
+        got = udev_mon.wait_for(lambda e: e.action == "add" and e.props.get("INTERFACE") == final
+                                and e.props.get("SUBSYSTEM") == "net", timeout=20, since=mark)
+        assert got, "no add event for %s (-> %s)" % (ifname, final)
+        assert os.path.isdir("/sys/class/net/" + final), sorted(os.listdir("/sys/class/net"))
+        if new:
+            assert not os.path.exists("/sys/class/net/" + ifname)
+    for p in ("/run/x", "/run/y", "/x", "/y", "/z", "/dev/x", "/dev/y"):
+        assert not os.path.lexists(p), p
