@@ -544,15 +544,73 @@ static int import_lines(struct exec_state *x, char *text)
         return 0;
 }
 
+/* Import the property lines of an open file: lines end at '\n', '\r' or NUL
+ * (as systemd's read_line()); at most IMPORT_FILE_MAX bytes are read and a
+ * line may hold at most IMPORT_FILE_LINE_MAX. Returns 0 or the error of
+ * adding a property; a read error or a limit reached stops the import with
+ * *ret_read_error set (-ENOBUFS for the limits; earlier lines stay imported). */
+static int import_fd(struct exec_state *x, int fd, int *ret_read_error)
+{
+        _cleanup_free_ char *buf = malloc(IMPORT_FILE_LINE_MAX + 2);
+        size_t len = 0, total = 0;
+        bool eof = false;
+        int r;
+
+        *ret_read_error = 0;
+        if (!buf)
+                return -ENOMEM;
+        while (!eof) {
+                ssize_t n = read(fd, buf + len, IMPORT_FILE_LINE_MAX + 1 - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        *ret_read_error = -errno;
+                        return 0;
+                }
+                eof = n == 0;
+                len += (size_t)n;
+                total += (size_t)n;
+                if (total > IMPORT_FILE_MAX) {
+                        *ret_read_error = -ENOBUFS;
+                        return 0;
+                }
+                /* everything up to the last line end is complete */
+                size_t done = 0;
+                for (size_t i = len; i > 0; i--)
+                        if (buf[i - 1] == '\n' || buf[i - 1] == '\r' || buf[i - 1] == '\0') {
+                                done = i;
+                                break;
+                        }
+                if (eof)
+                        done = len;
+                for (size_t i = 0; i < done; i++)
+                        if (buf[i] == '\0')
+                                buf[i] = '\n';
+                char keep = buf[done];
+                buf[done] = '\0';
+                r = import_lines(x, buf);
+                if (r < 0)
+                        return r;
+                buf[done] = keep;
+                memmove(buf, buf + done, len - done);
+                len -= done;
+                if (len > IMPORT_FILE_LINE_MAX) {
+                        *ret_read_error = -ENOBUFS;
+                        return 0;
+                }
+        }
+        return 0;
+}
+
+/* IMPORT{file}: opened without blocking (a FIFO never holds the event) and
+ * read only if it is a regular file (never /dev/zero and the like). */
 static int match_import_file(struct exec_state *x, const struct token *t)
 {
         char path[UDEV_PATH_SIZE];
-        _cleanup_free_ char *line = NULL;
-        size_t cap = 0;
+        _cleanup_close_ int fd = -1;
+        struct stat st;
         bool truncated;
-        ssize_t n;
-        FILE *f;
-        int r = 0;
+        int r, read_error;
 
         subst(x, t->value, path, sizeof(path), false, &truncated);
         if (truncated) {
@@ -562,27 +620,25 @@ static int match_import_file(struct exec_state *x, const struct token *t)
                 return 0;
         }
         rlog(x, LOG_DEBUG, "Importing properties from '%s'", path);
-        f = fopen(path, "re");
-        if (!f) {
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0) {
                 if (errno != ENOENT)
                         return rlog_errno(x, LOG_ERR, errno, "Failed to open '%s': %m", path);
                 return t->op == OP_NOMATCH;
         }
-        while ((n = getline(&line, &cap, f)) >= 0) {
-                if ((size_t)n > IMPORT_FILE_LINE_MAX) {
-                        rlog(x, LOG_DEBUG, "Failed to read '%s', ignoring: line too long", path);
-                        r = -ENOBUFS;
-                        break;
-                }
-                r = import_lines(x, line);
-                if (r < 0)
-                        break;
-        }
-        fclose(f);
-        if (r == -ENOBUFS)
+        if (fstat(fd, &st) < 0)
+                return rlog_errno(x, LOG_ERR, errno, "Failed to open '%s': %m", path);
+        if (!S_ISREG(st.st_mode)) {
+                rlog(x, LOG_WARNING, "'%s' is not a regular file, not importing it.", path);
                 return t->op == OP_NOMATCH;
+        }
+        r = import_fd(x, fd, &read_error);
         if (r < 0)
                 return r;
+        if (read_error < 0) {
+                rlog_errno(x, LOG_DEBUG, read_error, "Failed to read '%s', ignoring: %m", path);
+                return t->op == OP_NOMATCH;
+        }
         return t->op == OP_MATCH;
 }
 

@@ -431,6 +431,63 @@ static void test_program_import(void)
         tev_free(&t);
 }
 
+/* IMPORT{file} from hostile files: NUL and CR end lines as in systemd's
+ * read_line(); a line over 1 MiB stops the import (the lines before stay);
+ * a FIFO without writer, a directory and /dev/zero are not read at all. */
+static void test_import_file_hostile(void)
+{
+        char text[6 * PATH_MAX], good[PATH_MAX], big[PATH_MAX], fifo[PATH_MAX], dir[PATH_MAX];
+        static char line[2 * 1024 * 1024];
+        struct tev t;
+        int fd;
+
+        snprintf(good, sizeof(good), "%s/import-nul.txt", fx.root);
+        fd = open(good, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_TRUE(write(fd, "H1=1\0H2=2\rH3=3\n\0\0H4=\001x\n", 24) == 24);
+        close(fd);
+        snprintf(big, sizeof(big), "%s/import-big.txt", fx.root);
+        fd = open(big, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        ASSERT_TRUE(fd >= 0);
+        memset(line, 'y', sizeof(line));
+        memcpy(line, "B1=1\nB2=", 8);
+        ASSERT_TRUE(write(fd, line, sizeof(line)) == (ssize_t)sizeof(line));
+        ASSERT_TRUE(write(fd, "\nB3=3\n", 6) == 6);
+        close(fd);
+        snprintf(fifo, sizeof(fifo), "%s/import.fifo", fx.root);
+        unlink(fifo);
+        ASSERT_EQ(mkfifo(fifo, 0600), 0);
+        snprintf(dir, sizeof(dir), "%s/import.dir", fx.root);
+        (void)mkdir(dir, 0755);
+        snprintf(text, sizeof(text),
+                 "IMPORT{file}=\"%s\", ENV{HG}=\"1\"\n"
+                 "IMPORT{file}=\"%s\", ENV{HB}=\"1\"\n"
+                 "IMPORT{file}!=\"%s\", ENV{HB_FAILED}=\"1\"\n"
+                 "IMPORT{file}=\"%s\", ENV{HF}=\"1\"\n"
+                 "IMPORT{file}=\"%s\", ENV{HD}=\"1\"\n"
+                 "IMPORT{file}=\"/dev/zero\", ENV{HZ}=\"1\"\n"
+                 "ENV{HDONE}=\"1\"\n",
+                 good, big, big, fifo, dir);
+        tev_run(&t, text, SDA_ADD, false);
+        ASSERT_EQ(t.r, 0);
+        ASSERT_STREQ(prop(&t, "H1"), "1");
+        ASSERT_STREQ(prop(&t, "H2"), "2");
+        ASSERT_STREQ(prop(&t, "H3"), "3");
+        ASSERT_STREQ(prop(&t, "H4"), "\001x");
+        ASSERT_STREQ(prop(&t, "HG"), "1");
+        ASSERT_STREQ(prop(&t, "B1"), "1");
+        ASSERT_TRUE(prop(&t, "B2") == NULL);
+        ASSERT_TRUE(prop(&t, "B3") == NULL);
+        ASSERT_TRUE(prop(&t, "HB") == NULL);
+        ASSERT_STREQ(prop(&t, "HB_FAILED"), "1");
+        ASSERT_TRUE(prop(&t, "HF") == NULL);
+        ASSERT_TRUE(prop(&t, "HD") == NULL);
+        ASSERT_TRUE(prop(&t, "HZ") == NULL);
+        ASSERT_STREQ(prop(&t, "HDONE"), "1");
+        tev_free(&t);
+        unlink(fifo);
+}
+
 static void test_import_cmdline(void)
 {
         _cleanup_free_ char *cmdline = NULL;
@@ -801,6 +858,7 @@ int main(void)
         TEST_RUN(test_patterns_and_lists);
         TEST_RUN(test_attr_sysctl_test_const);
         TEST_RUN(test_program_import);
+        TEST_RUN(test_import_file_hostile);
         TEST_RUN(test_import_cmdline);
         TEST_RUN(test_builtins_run_once);
         TEST_RUN(test_assign_finality_env_tags);
