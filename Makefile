@@ -21,11 +21,13 @@ WARNFLAGS = -Wall -Wextra $(WERROR) -Wshadow -Wformat=2 -Wmissing-prototypes \
 SANFLAGS  = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all,)
 BASEFLAGS = -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(PACKAGE_VERSION)"' -Isrc \
             -DTUDEV_RULES_DIR='"$(prefix)/lib/udev/rules.d"' \
+            -DTUDEV_PROBE_PATH='"$(probedir)/tudev-probe"' \
             -fstack-protector-strong -fno-strict-aliasing -g
 ALL_CFLAGS  = $(BASEFLAGS) $(WARNFLAGS) $(SANFLAGS) $(PTHREAD_CFLAGS) \
               $(LIBUDEV_CFLAGS) $(LIBKMOD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
-LIBS        = $(LIBUDEV_LIBS) $(LIBKMOD_LIBS) $(BLKID_LIBS) $(PTHREAD_LIBS)
+# libblkid is linked into tudev-probe only (see src/probe/), never into udevd.
+LIBS        = $(LIBUDEV_LIBS) $(LIBKMOD_LIBS) $(PTHREAD_LIBS)
 
 srcs_of = $(sort $(filter-out src/$(1)/test-%.c,$(wildcard src/$(1)/*.c)))
 SHARED_SRC = $(call srcs_of,shared)
@@ -36,6 +38,7 @@ RULES_SRC  = $(call srcs_of,rules)
 BUILTINS_SRC = $(call srcs_of,builtins)
 UDEVD_SRC  = $(call srcs_of,udevd)
 UDEVADM_SRC= $(call srcs_of,udevadm)
+PROBE_SRC  = $(call srcs_of,probe)
 UNIT_SRC   = $(sort $(wildcard src/*/test-*.c))
 CLIENT_SRC = $(sort $(wildcard tests/clients/*.c))
 
@@ -51,8 +54,12 @@ CLIENT_BIN = $(patsubst tests/clients/%.c,$(O)/clients/%,$(CLIENT_SRC))
 
 UDEVD   = $(O)/udevd
 UDEVADM = $(O)/udevadm
+# The prober (libblkid) beside udevd/udevadm: in the build directory they find
+# it there, installed in $(probedir).
+PROBE   = $(O)/tudev-probe
+probedir ?= $(libexecdir)/tudev
 
-all: $(UDEVD) $(UDEVADM) $(UNIT_BIN) $(CLIENT_BIN)
+all: $(UDEVD) $(UDEVADM) $(PROBE) $(UNIT_BIN) $(CLIENT_BIN)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -70,6 +77,10 @@ $(UDEVD): $(O)/src/udevd/main.o $(UDEVD_LIB) $(LIBCORE)
 $(UDEVADM): $(call obj,$(UDEVADM_SRC)) $(LIBCORE)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+$(call obj,$(PROBE_SRC)): ALL_CFLAGS += $(BLKID_CFLAGS)
+$(PROBE): $(call obj,$(PROBE_SRC))
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(BLKID_LIBS)
 
 $(O)/unit/%: $(O)/src/%.o $(UDEVD_LIB) $(LIBCORE)
 	@mkdir -p $(dir $@)
@@ -170,16 +181,19 @@ check: check-one check-asan check-tsan check-fuzz
 # ---------------------------------------------------------------- install
 DESTDIR ?=
 MAN8 = $(wildcard man/*.8)
-install: $(UDEVD) $(UDEVADM)
+install: $(UDEVD) $(UDEVADM) $(PROBE)
 	$(MKDIR_P) '$(DESTDIR)$(sbindir)' '$(DESTDIR)$(bindir)' '$(DESTDIR)$(mandir)/man8' \
-	    '$(DESTDIR)$(prefix)/lib/udev/rules.d'
+	    '$(DESTDIR)$(prefix)/lib/udev/rules.d' '$(DESTDIR)$(probedir)'
 	$(INSTALL) -m 0755 $(UDEVD) '$(DESTDIR)$(sbindir)/udevd'
 	$(INSTALL) -m 0755 $(UDEVADM) '$(DESTDIR)$(bindir)/udevadm'
+	$(INSTALL) -m 0755 $(PROBE) '$(DESTDIR)$(probedir)/tudev-probe'
 	$(if $(MAN8),$(INSTALL) -m 0644 $(MAN8) '$(DESTDIR)$(mandir)/man8/')
 	$(if $(wildcard rules.d/*.rules),$(INSTALL) -m 0644 $(wildcard rules.d/*.rules) '$(DESTDIR)$(prefix)/lib/udev/rules.d/')
 
 uninstall:
-	rm -f '$(DESTDIR)$(sbindir)/udevd' '$(DESTDIR)$(bindir)/udevadm'
+	rm -f '$(DESTDIR)$(sbindir)/udevd' '$(DESTDIR)$(bindir)/udevadm' \
+	    '$(DESTDIR)$(probedir)/tudev-probe'
+	rmdir '$(DESTDIR)$(probedir)' 2>/dev/null || true
 	rm -f $(addprefix '$(DESTDIR)$(mandir)/man8/',$(notdir $(MAN8)))
 	rm -f $(addprefix '$(DESTDIR)$(prefix)/lib/udev/rules.d/',$(notdir $(wildcard rules.d/*.rules)))
 
@@ -240,6 +254,7 @@ distcheck: dist
 	cd $(DISTNAME) && ./configure --prefix=/usr >/dev/null && $(MAKE) && $(MAKE) check-unit \
 	  && $(MAKE) install DESTDIR=$$PWD/_inst \
 	  && test -x _inst/usr/sbin/udevd && test -x _inst/usr/bin/udevadm \
+	  && test -x _inst/usr/libexec/tudev/tudev-probe \
 	  && $(MAKE) uninstall DESTDIR=$$PWD/_inst \
 	  && test -z "$$(find _inst -type f)"
 	cd $(DISTNAME) && $(MAKE) CC=clang O=build-clang all

@@ -1,0 +1,341 @@
+/* threads: any (single-threaded process) */
+/* tudev-probe: parsers of untrusted on-disk data, run in their own process.
+ *
+ * The blkid builtin used to run libblkid inside a udevd worker thread, where a
+ * crash on a crafted filesystem image would take the whole daemon down. It
+ * now runs `tudev-probe blkid ...` through the exec helper (like PROGRAM=)
+ * and imports what this program prints (format: blkid-wire.h). A crash or a
+ * hang here fails one builtin call of one event; udevd keeps serving. This
+ * binary links only libc and libblkid.
+ *
+ * Test-only fault triggers (for tests/integration/test_probe_isolation.py;
+ * they only act when udevd itself was started with the variable, which the
+ * builtin passes down): if TUDEV_PROBE_CRASH_ON is set to a non-empty string
+ * and the device's bytes at the probing offset start with exactly that
+ * string, the probe kills itself with SIGSEGV before probing; likewise
+ * TUDEV_PROBE_HANG_ON makes it sleep until it is killed (at most 300 s, and
+ * not past its parent). Nothing else reads them, and they are never set in
+ * production. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <linux/fs.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "probe/blkid-wire.h"
+#include "probe/probe.h"
+#include "shared/macro.h"
+
+#define FAULT_MAGIC_MAX 64
+#define FAULT_HANG_MAX_SEC 300
+
+static unsigned n_lines;
+
+void probe_log(const char *fmt, ...)
+{
+        va_list ap;
+
+        fputs("tudev-probe: ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+}
+
+static int emit_line(const char *key, const char *value)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t len = strlen(value), size = 4 * len + 1;
+
+        if (len > BLKID_WIRE_VALUE_MAX) {
+                probe_log("value of %s too long (%zu bytes), skipped", key, len);
+                return 0;
+        }
+        buf = malloc(size);
+        if (!buf)
+                return -ENOMEM;
+        if (blkid_wire_escape(value, buf, size) < 0)
+                return -ENOBUFS;
+        if (printf("%s=%s\n", key, buf) < 0)
+                return -EIO;
+        n_lines++;
+        return 0;
+}
+
+int probe_emit(const char *key, const char *value)
+{
+        if (!blkid_wire_key_valid(key, strlen(key))) {
+                probe_log("invalid key %s, skipped", key);
+                return 0;
+        }
+        /* keep room for the three lines of a failure report */
+        if (n_lines + 3 >= BLKID_WIRE_LINES_MAX)
+                return -E2BIG;
+        return emit_line(key, value);
+}
+
+int probe_fail(int err, const char *stage, int hint)
+{
+        char num[16];
+
+        if (err >= 0 || -err > BLKID_WIRE_ERRNO_MAX)
+                err = -EIO;
+        snprintf(num, sizeof(num), "%d", -err);
+        (void)emit_line(".ERRNO", num);
+        (void)emit_line(".STAGE", stage);
+        if (hint >= 0) {
+                snprintf(num, sizeof(num), "%d", hint);
+                (void)emit_line(".HINT", num);
+        }
+        return BLKID_EXIT_FAILED;
+}
+
+/* ---------------------------------------------------------------- the device */
+
+/* systemd's sd_device_open(): the node must be the device's (type and
+ * number), then it is reopened for reading; with --diskseq the disk's
+ * sequence number must match. Returns the fd or -errno. */
+static int open_device(const struct probe_blkid_args *a)
+{
+        _cleanup_close_ int path_fd = -1, fd = -1;
+        char proc[64];
+        struct stat st;
+
+        path_fd = open(a->devnode, O_CLOEXEC | O_NOFOLLOW | O_PATH);
+        if (path_fd < 0)
+                return -errno;
+        if (fstat(path_fd, &st) < 0)
+                return -errno;
+        if (st.st_rdev != makedev(a->major, a->minor))
+                return -ENXIO;
+        if (a->block ? !S_ISBLK(st.st_mode) : !S_ISCHR(st.st_mode))
+                return -ENXIO;
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", path_fd);
+        fd = open(proc, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        if (a->check_diskseq) {
+                unsigned long long have = 0;
+
+                if (a->diskseq == 0)
+                        return -EINVAL;
+                if (ioctl(fd, BLKGETDISKSEQ, &have) < 0)
+                        return -errno;
+                if (have != a->diskseq)
+                        return -ENXIO;
+        }
+        return TAKE_FD(fd);
+}
+
+/* The test-only triggers described at the top of this file. */
+static void fault_triggers(const struct probe_blkid_args *a, int fd)
+{
+        const char *crash = getenv("TUDEV_PROBE_CRASH_ON");
+        const char *hang = getenv("TUDEV_PROBE_HANG_ON");
+        char head[FAULT_MAGIC_MAX];
+        ssize_t n;
+
+        if ((!crash || !*crash) && (!hang || !*hang))
+                return;
+        n = pread(fd, head, sizeof(head), a->offset);
+        if (n <= 0)
+                return;
+        if (crash && *crash && strlen(crash) <= (size_t)n &&
+            memcmp(head, crash, strlen(crash)) == 0) {
+                probe_log("%s: TUDEV_PROBE_CRASH_ON matched, crashing (test only)", a->devnode);
+                fflush(stderr);
+                signal(SIGSEGV, SIG_DFL); /* past any sanitizer's handler */
+                raise(SIGSEGV);
+                abort();
+        }
+        if (hang && *hang && strlen(hang) <= (size_t)n &&
+            memcmp(head, hang, strlen(hang)) == 0) {
+                probe_log("%s: TUDEV_PROBE_HANG_ON matched, hanging (test only)", a->devnode);
+                fflush(stderr);
+                /* never outlive the caller, and give up after a while */
+                (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+                for (unsigned i = 0; i < FAULT_HANG_MAX_SEC && getppid() != 1; i++)
+                        sleep(1);
+                exit(BLKID_EXIT_FAILED);
+        }
+}
+
+/* ---------------------------------------------------------------- command line */
+
+static int parse_u64(const char *s, uint64_t *ret)
+{
+        char *end;
+        unsigned long long v;
+
+        if (!s || *s < '0' || *s > '9')
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno || *end)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+static int parse_devnum(const char *s, unsigned *major_, unsigned *minor_)
+{
+        uint64_t ma, mi;
+        char buf[32], *colon;
+
+        if (strlen(s) >= sizeof(buf))
+                return -EINVAL;
+        strcpy(buf, s);
+        colon = strchr(buf, ':');
+        if (!colon)
+                return -EINVAL;
+        *colon = '\0';
+        if (parse_u64(buf, &ma) < 0 || parse_u64(colon + 1, &mi) < 0 || ma > UINT32_MAX ||
+            mi > UINT32_MAX)
+                return -EINVAL;
+        *major_ = (unsigned)ma;
+        *minor_ = (unsigned)mi;
+        return 0;
+}
+
+static void usage(FILE *f)
+{
+        fputs("Usage: tudev-probe blkid --devnum=MAJOR:MINOR --kind=block|char [--diskseq=N]\n"
+              "                         [--offset=BYTES] [--noraid] [--hint=NAME=VALUE]...\n"
+              "                         DEVNODE\n\n"
+              "Probe DEVNODE with libblkid for udevd's blkid builtin and print the\n"
+              "properties as KEY=VALUE lines. Not meant to be run by hand.\n", f);
+}
+
+enum { ARG_DEVNUM = 0x100, ARG_KIND, ARG_DISKSEQ, ARG_OFFSET, ARG_NORAID, ARG_HINT };
+
+/* 0, or -EINVAL after a message */
+static int parse_option(int c, const char *arg, struct probe_blkid_args *a, bool *have_kind)
+{
+        uint64_t v;
+
+        switch (c) {
+        case ARG_DEVNUM:
+                return parse_devnum(arg, &a->major, &a->minor);
+        case ARG_KIND:
+                if (!streq(arg, "block") && !streq(arg, "char"))
+                        return -EINVAL;
+                a->block = streq(arg, "block");
+                *have_kind = true;
+                return 0;
+        case ARG_DISKSEQ:
+                if (parse_u64(arg, &a->diskseq) < 0)
+                        return -EINVAL;
+                a->check_diskseq = true;
+                return 0;
+        case ARG_OFFSET:
+                if (parse_u64(arg, &v) < 0 || v > INT64_MAX)
+                        return -EINVAL;
+                a->offset = (int64_t)v;
+                return 0;
+        case ARG_NORAID:
+                a->noraid = true;
+                return 0;
+        case ARG_HINT:
+                if (a->n_hints >= PROBE_HINTS_MAX)
+                        return -E2BIG;
+                a->hints[a->n_hints++] = arg;
+                return 0;
+        default:
+                return -EINVAL;
+        }
+}
+
+static int parse_blkid_argv(int argc, char *argv[], struct probe_blkid_args *a)
+{
+        static const struct option options[] = {
+                { "devnum", required_argument, NULL, ARG_DEVNUM },
+                { "kind", required_argument, NULL, ARG_KIND },
+                { "diskseq", required_argument, NULL, ARG_DISKSEQ },
+                { "offset", required_argument, NULL, ARG_OFFSET },
+                { "noraid", no_argument, NULL, ARG_NORAID },
+                { "hint", required_argument, NULL, ARG_HINT },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        bool have_devnum = false, have_kind = false;
+        int c;
+
+        while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+                if (c == 'h') {
+                        usage(stdout);
+                        return 0;
+                }
+                if (c == ARG_DEVNUM)
+                        have_devnum = true;
+                if (c == '?' || parse_option(c, optarg, a, &have_kind) < 0) {
+                        if (c != '?')
+                                probe_log("invalid argument: --%s=%s",
+                                          options[c - ARG_DEVNUM].name, optarg);
+                        return -EINVAL;
+                }
+        }
+        if (optind != argc - 1 || !have_devnum || !have_kind) {
+                probe_log("expected --devnum, --kind and one device node");
+                return -EINVAL;
+        }
+        a->devnode = argv[optind];
+        return 1;
+}
+
+static int blkid_main(int argc, char *argv[])
+{
+        struct probe_blkid_args a = {};
+        _cleanup_close_ int fd = -1;
+        int r;
+
+        r = parse_blkid_argv(argc, argv, &a);
+        if (r <= 0)
+                return r < 0 ? BLKID_EXIT_USAGE : BLKID_EXIT_OK;
+        fd = open_device(&a);
+        if (fd < 0) {
+                /* the device went away or the node is not its: nothing to report */
+                if (fd == -ENODEV || fd == -ENXIO || fd == -ENOENT) {
+                        probe_log("cannot open %s (%s), ignoring", a.devnode,
+                                  strerrorname_np(-fd) ?: "?");
+                        return BLKID_EXIT_OK;
+                }
+                probe_log("cannot open %s (%s)", a.devnode, strerrorname_np(-fd) ?: "?");
+                return probe_fail(fd, "open", -1);
+        }
+        fault_triggers(&a, fd);
+        return probe_blkid(&a, fd);
+}
+
+int main(int argc, char *argv[])
+{
+        static char outbuf[BLKID_WIRE_OUT_MAX];
+        int r;
+
+        /* one write at the end (the reader sees all or, after a crash, nothing) */
+        setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+        if (argc >= 2 && streq(argv[1], "blkid"))
+                r = blkid_main(argc - 1, argv + 1);
+        else if (argc >= 2 && (streq(argv[1], "--help") || streq(argv[1], "-h"))) {
+                usage(stdout);
+                r = 0;
+        } else if (argc >= 2 && streq(argv[1], "--version")) {
+                puts(VERSION);
+                r = 0;
+        } else {
+                usage(stderr);
+                r = BLKID_EXIT_USAGE;
+        }
+        if (fflush(stdout) != 0 || ferror(stdout))
+                return BLKID_EXIT_FAILED;
+        return r;
+}
