@@ -1544,6 +1544,21 @@ static int assign_run(struct exec_state *x, const struct token *t)
         return 0;
 }
 
+/* OPTIONS+="log_level=": the level of this thread from here on, for the rest
+ * of the event (-1 = the daemon's level); the worker resets it afterwards. */
+static void apply_log_level(struct exec_state *x, int level)
+{
+        bool was_debug = log_get_max_level() >= LOG_DEBUG;
+        struct udev_event *ev = x->ev;
+
+        ev->log_level = level;
+        log_set_thread_max_level(level);
+        if (!was_debug && log_get_max_level() >= LOG_DEBUG)
+                dlog(x, LOG_DEBUG, "The log level is changed to 'debug' while processing device "
+                     "(SEQNUM=%" PRIu64 ", ACTION=%s)", ev->uevent ? ev->uevent->seqnum : 0,
+                     uevent_action_to_string(ev->action));
+}
+
 /* One assignment token: 0, or <0 to abort (out of memory). */
 static int apply_assign(struct exec_state *x, const struct token *t)
 {
@@ -1567,8 +1582,7 @@ static int apply_assign(struct exec_state *x, const struct token *t)
                 ev->link_priority = (int)t->data.number;
                 return 0;
         case TK_A_OPTIONS_LOG_LEVEL:
-                /* Recorded for the event; the log level itself is process-wide. */
-                ev->log_level = (int)t->data.number;
+                apply_log_level(x, (int)t->data.number);
                 return 0;
         case TK_A_OWNER:
         case TK_A_GROUP:

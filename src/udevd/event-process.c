@@ -1,10 +1,16 @@
 /* threads: worker-local */
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "device/db.h"
 #include "device/device.h"
@@ -16,7 +22,9 @@
 #include "shared/log.h"
 #include "shared/time-util.h"
 #include "udevd/event-process.h"
+#include "udevd/event-queue.h"
 #include "udevd/rules-snapshot.h"
+#include "udevd/watch.h"
 
 /* Bounded "KEY=VALUE\0" buffer for the broadcast. */
 struct nulstr {
@@ -182,9 +190,82 @@ static void event_run_done(struct event_run *er)
         snapshot_unref(er->snap);
 }
 
+static bool errno_is_device_absent(int r)
+{
+        return r == -ENODEV || r == -ENXIO || r == -ENOENT;
+}
+
+/* §3.3 (systemd: worker_lock_whole_disk()): take flock(LOCK_SH|LOCK_NB) on
+ * the node of the event's whole disk, held until the event is done. Returns 0
+ * with *ret_fd = the locked fd, or -1 when no lock applies (not a block
+ * device, dm-/md/drbd, remove, device or node gone); -EAGAIN when another
+ * process holds LOCK_EX; any other -errno fails the event. */
+static int lock_whole_disk(struct event_run *er, const struct uevent *ev, int *ret_fd)
+{
+        char devpath[PATH_MAX];
+        struct device *disk = er->e.dev;
+        _cleanup_close_ int fd = -1;
+        unsigned ma, mi;
+        const char *node;
+        struct stat st;
+        int r;
+
+        *ret_fd = -1;
+        if (!uevent_lock_disk(ev, devpath, sizeof(devpath)))
+                return 0;
+        if (!streq(devpath, ev->devpath) &&
+            (device_get_parent(er->e.dev, &disk) < 0 || !streq(device_devpath(disk), devpath)))
+                return 0; /* the disk is gone */
+        if (device_get_devnode(disk, &node) < 0 || device_get_devnum(disk, &ma, &mi) < 0)
+                return 0;
+        fd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0) {
+                r = negative_errno();
+                if (errno_is_device_absent(r))
+                        return 0;
+                return log_debug_errno(r, "SEQNUM=%" PRIu64 " %s: failed to open %s: %m",
+                                       ev->seqnum, ev->devpath, node);
+        }
+        if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != makedev(ma, mi))
+                return 0; /* not the disk's node (any more) */
+        if (flock(fd, LOCK_SH | LOCK_NB) < 0) {
+                r = negative_errno();
+                if (r == -EWOULDBLOCK)
+                        return -EAGAIN;
+                return log_debug_errno(r, "SEQNUM=%" PRIu64 " %s: failed to lock %s: %m",
+                                       ev->seqnum, ev->devpath, node);
+        }
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+/* §4 step 3 / remove step 4: no watch while the event runs. */
+static void watch_stop(struct worker_ctx *w, const struct uevent *ev)
+{
+        int r;
+
+        if (!w->watch || !ev->id[0] || !ev->devnode[0])
+                return;
+        r = watch_end(w->watch, ev->id);
+        if (r < 0)
+                log_warning_errno(r, "SEQNUM=%" PRIu64 " %s: failed to remove the inotify "
+                                  "watch, ignoring: %m", ev->seqnum, ev->devpath);
+}
+
+/* §4 step 13: watch again if the rules said so (never after remove). */
+static void watch_restart(struct worker_ctx *w, const struct uevent *ev,
+                          const struct udev_event *e)
+{
+        if (!w->watch || !e->inotify_watch || ev->action == UEVENT_ACTION_REMOVE ||
+            !ev->id[0] || !ev->devnode[0])
+                return;
+        (void)watch_begin(w->watch, ev->id, ev->devnode); /* failures logged (debug) */
+}
+
 int event_process(struct worker_ctx *w, const struct uevent *ev,
                   bool (*abandoned)(const void *token), const void *token)
 {
+        _cleanup_close_ int lock_fd = -1;
         struct event_run er = {};
         int r, b;
 
@@ -192,11 +273,21 @@ int event_process(struct worker_ctx *w, const struct uevent *ev,
                   uevent_action_to_string(ev->action), ev->devpath, ev->subsystem, w->id);
 
         r = event_run_init(w, ev, &er);
+        if (r >= 0)
+                r = lock_whole_disk(&er, ev, &lock_fd);
+        if (r == -EAGAIN) {
+                log_debug("SEQNUM=%" PRIu64 " %s: block device is locked by another process, "
+                          "requeueing the event", ev->seqnum, ev->devpath);
+                event_run_done(&er);
+                return EVENT_PROCESS_LOCKED;
+        }
         if (r >= 0) {
+                watch_stop(w, ev);
                 r = udev_event_execute(&er.e, er.snap ? er.snap->rules : NULL);
                 if (r >= 0) {
                         debug_delay(w, ev);
                         rules_execute_run(&er.e);
+                        watch_restart(w, ev, &er.e);
                 }
         }
         if (r < 0)
@@ -218,5 +309,6 @@ int event_process(struct worker_ctx *w, const struct uevent *ev,
                         log_debug("SEQNUM=%" PRIu64 " %s: processed", ev->seqnum, ev->devpath);
         }
         event_run_done(&er);
+        log_set_thread_max_level(-1); /* OPTIONS+="log_level=" lasts one event */
         return r;
 }

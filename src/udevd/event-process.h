@@ -15,6 +15,13 @@
  * The rules and global properties come from the manager's snapshot
  * (udevd/rules-snapshot.h): one reference per event.
  *
+ * Around that (§3.3, §8): for block devices the whole disk's node is locked
+ * with flock(LOCK_SH|LOCK_NB) for the whole event; if another process holds
+ * LOCK_EX the event is not processed (EVENT_PROCESS_LOCKED: the caller
+ * requeues it). The inotify watch of the device is ended before the rules and
+ * begun again after RUN if the rules set OPTIONS+="watch" (not on remove).
+ * A log level set by OPTIONS+="log_level=" is reset when the event ends.
+ *
  * On failure the event is broadcast with UDEV_WORKER_FAILED=1 and
  * UDEV_WORKER_ERRNO/UDEV_WORKER_ERRNO_NAME (§9.3). */
 
@@ -26,6 +33,7 @@
 
 struct udev;
 struct snapshot_holder;
+struct watch;
 
 struct worker_ctx {
         unsigned id;
@@ -33,14 +41,20 @@ struct worker_ctx {
         struct broadcaster bc;                   /* owned by this thread */
         const struct udevd_settings *settings;   /* borrowed, immutable */
         struct snapshot_holder *snapshots;       /* borrowed; NULL = no rules */
+        struct watch *watch;                     /* borrowed; NULL = no inotify watches */
 };
 
-/* Returns 0 when the event was processed and broadcast, or -errno when it
- * failed (it has then been broadcast with failure properties, unless
- * `abandoned` says the manager gave up on it). `abandoned` may be NULL. */
+/* event_process(): the whole disk is locked by another process; nothing was
+ * done (no broadcast): requeue the event. */
+#define EVENT_PROCESS_LOCKED 1
+
 /* Broadcast the kernel version of `ev` with failure properties for `error`
  * (negative errno), e.g. for an event abandoned after its timeout. */
 int event_broadcast_failure(struct broadcaster *bc, const struct uevent *ev, int error);
 
+/* Returns 0 when the event was processed and broadcast, EVENT_PROCESS_LOCKED
+ * (see above), or -errno when it failed (it has then been broadcast with
+ * failure properties, unless `abandoned` says the manager gave up on it).
+ * `abandoned` may be NULL. */
 int event_process(struct worker_ctx *w, const struct uevent *ev,
                   bool (*abandoned)(const void *token), const void *token);

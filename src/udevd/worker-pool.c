@@ -1,5 +1,6 @@
 /* threads: manager and listener (grow/set_max), worker threads (worker_main) */
 #include <errno.h>
+#include <inttypes.h>
 #include <libudev.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -8,9 +9,17 @@
 
 #include "builtins/builtin.h"
 #include "shared/log.h"
+#include "shared/time-util.h"
 #include "udevd/event-process.h"
 #include "udevd/event-queue.h"
+#include "udevd/watch.h"
 #include "udevd/worker-pool.h"
+
+/* §3.3: a locked block device's event is retried every 200 ms, for at most
+ * 3 minutes after the first attempt (systemd's EVENT_RETRY_INTERVAL_USEC and
+ * EVENT_RETRY_TIMEOUT_USEC). */
+#define EVENT_RETRY_INTERVAL_USEC (200 * USEC_PER_MSEC)
+#define EVENT_RETRY_TIMEOUT_USEC (180 * USEC_PER_SEC)
 
 struct worker {
         struct worker_pool *pool;
@@ -22,6 +31,7 @@ struct worker_pool {
         struct event_queue *queue;               /* borrowed */
         const struct udevd_settings *settings;   /* borrowed */
         struct snapshot_holder *snapshots;       /* borrowed: rules + global properties */
+        struct watch *watch;                     /* owned; NULL: no inotify watches */
         pthread_mutex_t lock;                    /* protects workers[], n_workers, max */
         struct worker *workers[UDEVD_CHILDREN_MAX_LIMIT];
         unsigned n_workers;
@@ -37,6 +47,37 @@ static bool event_abandoned(const void *token)
         return !queued_event_claim_result((struct queued_event *)token);
 }
 
+/* The event's block device is locked: put it back into the queue, or give up
+ * on it once the retry time is over. Returns true if the event was requeued
+ * (no longer ours). */
+static bool requeue_locked_event(struct worker_ctx *w, struct worker_pool *p,
+                                 struct queued_event *qe)
+{
+        const struct uevent *ev = queued_event_uevent(qe);
+        int r;
+
+        r = event_queue_requeue(p->queue, qe, EVENT_RETRY_INTERVAL_USEC,
+                                EVENT_RETRY_TIMEOUT_USEC);
+        if (r == 0)
+                return true;
+        if (r == -ETIMEDOUT) {
+                log_warning("SEQNUM=%" PRIu64 " %s: the block device has been locked by another "
+                            "process for more than %u s, skipping the event", ev->seqnum,
+                            ev->devpath, (unsigned)(EVENT_RETRY_TIMEOUT_USEC / USEC_PER_SEC));
+                if (queued_event_claim_result(qe)) {
+                        r = event_broadcast_failure(&w->bc, ev, -ETIMEDOUT);
+                        if (r < 0)
+                                log_error_errno(r, "SEQNUM=%" PRIu64 " %s: failed to broadcast: %m",
+                                                ev->seqnum, ev->devpath);
+                }
+        } else if (r == -ESHUTDOWN) {
+                log_info("SEQNUM=%" PRIu64 " %s: the block device is locked by another process; "
+                         "dropping the event at exit", ev->seqnum, ev->devpath);
+        }
+        /* -ECANCELED: abandoned, the manager has broadcast it */
+        return false;
+}
+
 static void *worker_main(void *userdata)
 {
         struct worker *self = userdata;
@@ -46,6 +87,7 @@ static void *worker_main(void *userdata)
                 .bc = BROADCASTER_NULL,
                 .settings = p->settings,
                 .snapshots = p->snapshots,
+                .watch = p->watch,
         };
         int r;
 
@@ -63,7 +105,11 @@ static void *worker_main(void *userdata)
                         break;
                 atomic_fetch_add(&p->busy, 1);
                 r = event_process(&w, queued_event_uevent(qe), event_abandoned, qe);
-                atomic_fetch_add(r < 0 ? &p->failed : &p->processed, 1);
+                if (r == EVENT_PROCESS_LOCKED && requeue_locked_event(&w, p, qe)) {
+                        atomic_fetch_sub(&p->busy, 1);
+                        continue;
+                }
+                atomic_fetch_add(r != 0 ? &p->failed : &p->processed, 1);
                 atomic_fetch_sub(&p->busy, 1);
                 event_queue_done(p->queue, qe);
         }
@@ -79,6 +125,7 @@ int worker_pool_new(struct event_queue *q, const struct udevd_settings *settings
                     unsigned max_workers, struct worker_pool **ret)
 {
         struct worker_pool *p = calloc(1, sizeof(*p));
+        int r;
 
         if (!p)
                 return -ENOMEM;
@@ -86,6 +133,13 @@ int worker_pool_new(struct event_queue *q, const struct udevd_settings *settings
         p->settings = settings;
         p->max = MIN(MAX(max_workers, 1u), (unsigned)UDEVD_CHILDREN_MAX_LIMIT);
         pthread_mutex_init(&p->lock, NULL);
+        /* The inotify watches belong to the workers' pipeline; started here (at
+         * daemon start-up, before any event) so that watches recorded by a
+         * previous instance are restored. Without it events still run. */
+        r = watch_new(settings->run_dir, "/sys", q, &p->watch);
+        if (r < 0)
+                log_warning_errno(r, "Failed to set up inotify watches, OPTIONS+=\"watch\" "
+                                  "will have no effect: %m");
         *ret = p;
         return 0;
 }
@@ -169,6 +223,10 @@ void worker_pool_join(struct worker_pool *p)
         pthread_mutex_lock(&p->lock);
         p->n_workers = 0;
         pthread_mutex_unlock(&p->lock);
+        /* After the workers (they add watches); the records stay for the next
+         * instance. */
+        watch_free(p->watch);
+        p->watch = NULL;
 }
 
 void worker_pool_free(struct worker_pool *p)
