@@ -198,8 +198,9 @@ static bool errno_is_device_absent(int r)
 /* §3.3 (systemd: worker_lock_whole_disk()): take flock(LOCK_SH|LOCK_NB) on
  * the node of the event's whole disk, held until the event is done. Returns 0
  * with *ret_fd = the locked fd, or -1 when no lock applies (not a block
- * device, dm-/md/drbd, remove, device or node gone); -EAGAIN when another
- * process holds LOCK_EX; any other -errno fails the event. */
+ * device, dm-/md/drbd, remove, device or node gone, node cannot be opened);
+ * -EAGAIN when another process holds LOCK_EX; any other flock() error fails
+ * the event. */
 static int lock_whole_disk(struct event_run *er, const struct uevent *ev, int *ret_fd)
 {
         char devpath[PATH_MAX];
@@ -220,11 +221,15 @@ static int lock_whole_disk(struct event_run *er, const struct uevent *ev, int *r
                 return 0;
         fd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
         if (fd < 0) {
+                /* systemd fails the event unless the device is gone; a disk
+                 * we may not open (EPERM from a security module, ...) is not
+                 * worth losing its events: go on without the lock. */
                 r = negative_errno();
-                if (errno_is_device_absent(r))
-                        return 0;
-                return log_debug_errno(r, "SEQNUM=%" PRIu64 " %s: failed to open %s: %m",
-                                       ev->seqnum, ev->devpath, node);
+                if (!errno_is_device_absent(r))
+                        log_debug_errno(r, "SEQNUM=%" PRIu64 " %s: cannot open %s to lock it, "
+                                        "going on without the lock: %m", ev->seqnum, ev->devpath,
+                                        node);
+                return 0;
         }
         if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != makedev(ma, mi))
                 return 0; /* not the disk's node (any more) */
