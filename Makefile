@@ -161,7 +161,7 @@ define fuzz_run
 @echo "  FUZZ    $(1) ($(FUZZ_TIME) s)"
 @rm -rf $(O)/fuzz/corpus-$(1) && cp -r tests/fuzz/corpus-$(1) $(O)/fuzz/corpus-$(1)
 @if $(O)/fuzz/fuzz-$(1) -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 $(FUZZ_OPTS_$(1)) \
+    -close_fd_mask=2 -print_final_stats=1 $(FUZZ_OPTS_$(1)) \
     $(if $(wildcard tests/fuzz/fuzz-$(1).dict),-dict=tests/fuzz/fuzz-$(1).dict) \
     -artifact_prefix=$(O)/fuzz/$(1)- $(O)/fuzz/corpus-$(1) >$(O)/fuzz/$(1).log 2>&1; then \
   grep -a 'DONE' $(O)/fuzz/$(1).log | tail -n 1; \

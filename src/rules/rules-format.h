@@ -117,7 +117,8 @@ int udev_split_cmdline(char *cmd, char **argv, size_t argv_size, size_t *ret_arg
 char *udev_next_line(char **cursor, char *end);
 /* Parse "KEY=VALUE" in place (leading whitespace skipped; '#' comments and
  * empty lines ignored; key and value stripped of surrounding whitespace; a
- * value in matching '…' or "…" loses them, no unescaping). Returns 1 with
- * *ret_key and *ret_value pointing into line, 0 for a comment/empty line, or
- * -EINVAL (no '=', empty key or value, unbalanced quote). */
+ * value in matching '…' or "…" loses them, no unescaping: '' or "" gives an
+ * empty value, as in systemd). Returns 1 with *ret_key and *ret_value
+ * pointing into line, 0 for a comment/empty line, or -EINVAL (no '=', empty
+ * key or value before unquoting, unbalanced quote). */
 int udev_property_line_parse(char *line, char **ret_key, char **ret_value);
