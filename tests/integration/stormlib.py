@@ -450,9 +450,10 @@ def figures(pid):
 
 
 def wait_idle(timeout):
-    """/run/udev/queue gone (nothing queued or running) and the daemon answers."""
-    ok = wait_until(lambda: not os.path.exists("/run/udev/queue"), timeout, 0.05)
-    return ok and ctrl_ping(timeout=10)
+    """As `udevadm settle`: a ping (answered once every uevent that reached
+    the daemon's socket is queued), then /run/udev/queue gone."""
+    return ctrl_ping(timeout=10) and \
+        wait_until(lambda: not os.path.exists("/run/udev/queue"), timeout, 0.05)
 
 
 # ----------------------------------------------------------------- daemon

@@ -6,7 +6,7 @@ kernel SEQNUM of our devices broadcast on group 2 exactly once, with the same
 ACTION and DEVPATH, events of one device and of a parent and its children in
 kernel order. The daemon's RSS and descriptor count are measured after a
 warm-up storm and after every later storm: they must come back to the
-warm-up figures.
+warm-up figures (RSS only in the plain build: sanitizers hold freed memory).
 
 Sizes: the plain build runs a warm-up of 5,000 events and four storms of
 5,000 (20,000 measured); sanitizer builds 500 + 3 x 500. TUDEV_SOAK=1 runs
@@ -19,6 +19,9 @@ import time
 
 from stormlib import (REPO_RULES, Recorder, Storm, check_exactly_once, figures, plain_build,
                       storm_rules, summarize, wait_idle)
+
+
+WORKERS = 8
 
 
 def plan():
@@ -88,8 +91,8 @@ def test_storm_exactly_once_memory_fds(udevd_factory, tmp_path):
     tag = "st"
     storm = Storm(tag, (warm[1] + n * size[1]) + 16)
     rules = storm_rules(tmp_path / "rules", storm)
-    d = udevd_factory("--children-max=8", "--rules-dir=" + REPO_RULES, "--rules-dir=" + rules,
-                      debug=False)
+    d = udevd_factory("--children-max=%d" % WORKERS, "--rules-dir=" + REPO_RULES,
+                      "--rules-dir=" + rules, debug=False)
     kmon = Recorder(1, storm.is_ours)
     umon = Recorder(2, storm.is_ours)
     rows = [dict(storm="start", events=0, seconds=0.0, **figures(d.pid))]
@@ -114,12 +117,18 @@ def test_storm_exactly_once_memory_fds(udevd_factory, tmp_path):
 
     base = rows[1]
     for row in rows[2:]:
-        # Descriptors: exactly the warm-up's, give or take one per extra worker.
-        extra_threads = max(0, row["threads"] - base["threads"])
-        assert row["fds"] <= base["fds"] + extra_threads, rows
-        # Memory: back to the warm-up's figure (allocator slack allowed).
-        assert row["rss_kib"] <= base["rss_kib"] * 1.25 + 4096, rows
-    if n >= 4:
+        # Descriptors: exactly the warm-up's. A worker thread opens its
+        # sockets (broadcast, rtnetlink of the builtins) on first use: after
+        # the small warm-up of sanitizer builds some may still come, at most
+        # two per worker.
+        slack = 0 if plain_build() else 2 * WORKERS
+        assert row["fds"] <= base["fds"] + slack, rows
+        # Memory: back to the warm-up's figure (allocator slack allowed). Not
+        # under sanitizers: ASan's quarantine and TSan's shadow grow by design
+        # (LeakSanitizer checks the exit instead).
+        if plain_build():
+            assert row["rss_kib"] <= base["rss_kib"] * 1.25 + 4096, rows
+    if n >= 4 and plain_build():
         # no growth trend across the later storms
         later = [r["rss_kib"] for r in rows[2:]]
         assert later[-1] <= min(later) * 1.15 + 2048, rows
