@@ -113,6 +113,9 @@ check-asan:
 	$(MAKE) O=build-asan SANITIZE=address,undefined check-one
 check-tsan:
 	$(MAKE) O=build-tsan SANITIZE=thread check-one
+# valgrind memcheck: unit tests and udevadm (see tools/check-valgrind).
+check-valgrind: all $(UNIT_BIN)
+	tools/check-valgrind $(O)
 
 # Build every configuration first (parallel-friendly), then test them in turn.
 check-build-all:
@@ -175,7 +178,7 @@ fuzz-build: $(FUZZ_BIN)
 check-fuzz: $(FUZZ_BIN)
 	$(foreach t,$(FUZZ_TARGETS),$(call fuzz_run,$(t)))
 
-check: check-one check-asan check-tsan check-fuzz
+check: check-one check-asan check-tsan check-valgrind check-fuzz
 	@echo "all test configurations passed"
 
 # ---------------------------------------------------------------- install
@@ -264,7 +267,7 @@ distcheck: dist
 clean:
 	rm -rf $(O) build-asan build-tsan build-clang
 
-.PHONY: all check check-unit check-integration check-one check-asan check-tsan \
+.PHONY: all check check-unit check-integration check-one check-asan check-tsan check-valgrind \
         install uninstall dist distcheck clean check-build-all install-init uninstall-init check-fuzz \
         fuzz-build
 .SUFFIXES:

@@ -19,6 +19,7 @@ import random
 import re
 import select
 import shutil
+import shlex
 import signal
 import socket
 import struct
@@ -656,6 +657,8 @@ class Udevd:
             os.makedirs(empty, exist_ok=True)
             args.append("--rules-dir=" + empty)
         cmd = [os.path.join(self.build, "udevd")] + (["--debug"] if self.debug else []) + args
+        # TUDEV_WRAPPER (e.g. "valgrind --error-exitcode=99 ..."): run the daemon under it.
+        cmd = shlex.split(os.environ.get("TUDEV_WRAPPER", "")) + cmd
         self.cmd = cmd
         self.logfile = open(self.logpath, "ab")
         env = dict(os.environ)
