@@ -11,6 +11,7 @@
 
 #include "device/db.h"
 #include "shared/fileio.h"
+#include "shared/hashmap.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 
@@ -95,70 +96,120 @@ static int parse_u64(const char *s, uint64_t *ret)
 
 /* ---------------------------------------------------------------- read */
 
-static int list_add_bounded(struct strlist *l, const char *s, bool unique)
+/* Parser state: hash indexes over the record's lists, so that every line costs
+ * O(1) whatever the file holds (a 1 MiB file of repeated keys took seconds
+ * with list scans). The indexes borrow the list items as keys. Properties are
+ * indexed by key (value: position + 1); a replaced or unset property leaves a
+ * NULL hole in the list, squeezed out at the end. */
+struct db_parser {
+        struct db_record *r;
+        struct hashmap devlinks, tags, current_tags, properties;
+        size_t n_properties; /* live entries (the list also holds holes) */
+};
+
+static void parser_init(struct db_parser *p, struct db_record *r)
 {
-        if (unique && strlist_contains(l, s))
-                return 0;
-        if (l->n >= DB_ENTRIES_MAX) {
-                log_debug("db: more than %d entries in one list, ignoring '%s'", DB_ENTRIES_MAX, s);
-                return 0;
-        }
-        return strlist_add(l, s);
+        *p = (struct db_parser){ .r = r };
+        hashmap_init(&p->devlinks);
+        hashmap_init(&p->tags);
+        hashmap_init(&p->current_tags);
+        hashmap_init(&p->properties);
 }
 
-/* Drop every "KEY=..." entry of `key` (length klen). */
-static void properties_unset(struct strlist *l, const char *key, size_t klen)
+static void parser_done(struct db_parser *p)
 {
+        struct strlist *l = &p->r->properties;
         size_t j = 0;
 
-        for (size_t i = 0; i < l->n; i++) {
-                if (strneq(l->items[i], key, klen) && l->items[i][klen] == '=')
-                        free(l->items[i]);
-                else
+        for (size_t i = 0; i < l->n; i++)
+                if (l->items[i])
                         l->items[j++] = l->items[i];
-        }
         l->n = j;
+        hashmap_deinit(&p->devlinks);
+        hashmap_deinit(&p->tags);
+        hashmap_deinit(&p->current_tags);
+        hashmap_deinit(&p->properties);
 }
 
-/* "E:KEY=VALUE": a later line replaces an earlier one, an empty value unsets. */
-static int handle_property(struct db_record *r, const char *value)
+static bool list_full(const char *s, size_t n)
 {
+        if (n < DB_ENTRIES_MAX)
+                return false;
+        log_debug("db: more than %d entries in one list, ignoring '%s'", DB_ENTRIES_MAX, s);
+        return true;
+}
+
+/* Append a copy of s to a list without duplicates (index: `set`). */
+static int list_add_unique(struct strlist *l, struct hashmap *set, const char *s)
+{
+        size_t len = strlen(s);
+        int k;
+
+        if (hashmap_get(set, s, len) || list_full(s, l->n))
+                return 0;
+        k = hashmap_reserve(set, 1);
+        if (k == 0)
+                k = strlist_add(l, s);
+        if (k < 0)
+                return k;
+        return hashmap_put(set, l->items[l->n - 1], len, l->items[l->n - 1]);
+}
+
+/* "E:KEY=VALUE": a later line replaces an earlier one (and moves it to the
+ * end), an empty value unsets. */
+static int handle_property(struct db_parser *p, const char *value)
+{
+        struct strlist *l = &p->r->properties;
         const char *eq = strchr(value, '=');
+        size_t klen, pos;
+        int k;
 
         if (!eq || eq == value)
                 return -EINVAL;
-        properties_unset(&r->properties, value, (size_t)(eq - value));
-        if (eq[1] == '\0')
+        klen = (size_t)(eq - value);
+        pos = (size_t)(uintptr_t)hashmap_remove(&p->properties, value, klen);
+        if (pos > 0) {
+                free(l->items[pos - 1]);
+                l->items[pos - 1] = NULL;
+                p->n_properties--;
+        }
+        if (eq[1] == '\0' || list_full(value, p->n_properties))
                 return 0;
-        return list_add_bounded(&r->properties, value, false);
+        k = hashmap_reserve(&p->properties, 1);
+        if (k == 0)
+                k = strlist_add(l, value);
+        if (k < 0)
+                return k;
+        p->n_properties++;
+        return hashmap_put(&p->properties, l->items[l->n - 1], klen, (void *)(uintptr_t)l->n);
 }
 
-static int handle_tag(struct db_record *r, const char *value, bool current)
+static int handle_tag(struct db_parser *p, const char *value, bool current)
 {
         int k;
 
         if (!tag_is_valid(value))
                 return -EINVAL;
-        k = list_add_bounded(&r->tags, value, true);
+        k = list_add_unique(&p->r->tags, &p->tags, value);
         if (k < 0 || !current)
                 return k;
-        return list_add_bounded(&r->current_tags, value, true);
+        return list_add_unique(&p->r->current_tags, &p->current_tags, value);
 }
 
-static int handle_line(struct db_record *r, char key, const char *value)
+static int handle_line(struct db_parser *p, char key, const char *value)
 {
         switch (key) {
         case 'S':
-                return *value ? list_add_bounded(&r->devlinks, value, true) : -EINVAL;
+                return *value ? list_add_unique(&p->r->devlinks, &p->devlinks, value) : -EINVAL;
         case 'L':
-                return parse_int(value, &r->link_priority);
+                return parse_int(value, &p->r->link_priority);
         case 'I':
-                return parse_u64(value, &r->usec_initialized);
+                return parse_u64(value, &p->r->usec_initialized);
         case 'E':
-                return handle_property(r, value);
+                return handle_property(p, value);
         case 'G':
         case 'Q':
-                return handle_tag(r, value, key == 'Q');
+                return handle_tag(p, value, key == 'Q');
         case 'V': /* format version: we understand 0 and 1 */
         case 'W': /* old watch handle */
                 return 0;
@@ -170,7 +221,7 @@ static int handle_line(struct db_record *r, char key, const char *value)
 
 /* Lines end with '\n' or '\r'; an unterminated last line is ignored, as
  * sd-device does. A line is "<char>:<value>"; anything else is skipped. */
-static int parse_db(char *data, size_t len, struct db_record *r)
+static int parse_lines(struct db_parser *ps, char *data, size_t len)
 {
         char *p = data, *end = data + len;
 
@@ -184,7 +235,7 @@ static int parse_db(char *data, size_t len, struct db_record *r)
                         break;
                 *eol = '\0';
                 if (eol - p >= 2 && p[1] == ':' && !memchr(p, '\0', (size_t)(eol - p))) {
-                        k = handle_line(r, p[0], p + 2);
+                        k = handle_line(ps, p[0], p + 2);
                         if (k == -ENOMEM)
                                 return k;
                         if (k < 0)
@@ -194,6 +245,17 @@ static int parse_db(char *data, size_t len, struct db_record *r)
                 p = eol + 1;
         }
         return 0;
+}
+
+static int parse_db(char *data, size_t len, struct db_record *r)
+{
+        struct db_parser p;
+        int k;
+
+        parser_init(&p, r);
+        k = parse_lines(&p, data, len);
+        parser_done(&p);
+        return k;
 }
 
 int db_parse(const char *data, size_t len, struct db_record *r)
