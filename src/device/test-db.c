@@ -502,9 +502,10 @@ static void test_garbage_lines(void)
 }
 
 /* A 1 MiB file of DB_ENTRIES_MAX distinct entries followed by repeats: every
- * repeat used to scan the whole list (seconds per file, found while fuzzing
- * db_parse()); with hash indexes it is linear. The order rules stay: a
- * replaced property moves to the end, lists keep first occurrences. */
+ * repeat used to scan the whole list (seconds per file, found while writing
+ * the db_parse() fuzz target); with hash indexes it is linear. The order
+ * rules stay: a replaced property moves to the end, lists keep first
+ * occurrences. */
 static char *repeat_file(const char *const *kinds, const char *repeat, size_t *ret_len)
 {
         char *buf = malloc(DB_FILE_MAX + 1);
