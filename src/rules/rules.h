@@ -13,8 +13,10 @@
  *
  * Compile-time data layout (tokens, lines) is in rules/rules-internal.h. */
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #define RULES_DIRS_MAX 16
 
@@ -23,6 +25,20 @@ enum resolve_names {
         RESOLVE_NAMES_LATE,
         RESOLVE_NAMES_NEVER,
 };
+
+/* "early", "late", "never" (udev.conf resolve_names=, --resolve-names=) -> *ret;
+ * -EINVAL. */
+static inline int resolve_names_from_string(const char *s, enum resolve_names *ret)
+{
+        static const char *const names[] = { "early", "late", "never" };
+
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+                if (strcmp(s, names[i]) == 0) {
+                        *ret = (enum resolve_names)i;
+                        return 0;
+                }
+        return -EINVAL;
+}
 
 struct rules_load_options {
         /* Directories in priority order; NULL-terminated. NULL = the default

@@ -73,24 +73,15 @@ static int parse_argv(int argc, char *argv[], struct test_args *a)
 
         while ((c = getopt_long(argc, argv, "a:N:Vh", options, NULL)) >= 0) {
                 switch (c) {
-                case 'a':
-                        if (streq(optarg, "help")) {
-                                for (int i = 0; i < _UEVENT_ACTION_MAX; i++)
-                                        printf("%s\n", uevent_action_to_string(i));
-                                return 0;
-                        }
-                        a->action = uevent_action_from_string(optarg);
-                        if ((int)a->action < 0)
-                                return log_error_errno(-EINVAL, "Invalid action '%s'", optarg);
+                case 'a': {
+                        int r = udevadm_parse_action(optarg, &a->action);
+                        if (r <= 0)
+                                return r < 0 ? log_error_errno(r, "Invalid action '%s'", optarg)
+                                             : 0;
                         break;
+                }
                 case 'N':
-                        if (streq(optarg, "early"))
-                                a->resolve_names = RESOLVE_NAMES_EARLY;
-                        else if (streq(optarg, "late"))
-                                a->resolve_names = RESOLVE_NAMES_LATE;
-                        else if (streq(optarg, "never"))
-                                a->resolve_names = RESOLVE_NAMES_NEVER;
-                        else
+                        if (resolve_names_from_string(optarg, &a->resolve_names) < 0)
                                 return log_error_errno(-EINVAL, "--resolve-names= must be early, "
                                                        "late or never");
                         break;

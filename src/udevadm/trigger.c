@@ -111,13 +111,6 @@ static int help(void)
         return 0;
 }
 
-static int print_actions(void)
-{
-        for (int i = 0; i < _UEVENT_ACTION_MAX; i++)
-                printf("%s\n", uevent_action_to_string((enum uevent_action)i));
-        return 0;
-}
-
 /* "a,b,,c" -> a b c (the argument string is split in place). */
 static int add_prioritized(struct trigger_args *a, char *arg)
 {
@@ -210,11 +203,10 @@ static int parse_option(struct trigger_args *a, int c)
                 r = parse_type(optarg, &a->type);
                 break;
         case 'c':
-                if (streq(optarg, "help"))
-                        return print_actions();
-                a->action = uevent_action_from_string(optarg);
-                if ((int)a->action < 0)
-                        return log_error_errno(-EINVAL, "Unknown action '%s'", optarg);
+                r = udevadm_parse_action(optarg, &a->action);
+                if (r <= 0)
+                        return r < 0 ? log_error_errno(r, "Unknown action '%s'", optarg) : 0;
+                r = 0;
                 break;
         case 's':
                 r = arg_list_add(&a->subsystem_match, optarg);

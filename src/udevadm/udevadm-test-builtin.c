@@ -76,16 +76,13 @@ static int parse_argv(int argc, char *argv[], struct tb_args *a)
 
         while ((c = getopt_long(argc, argv, "a:Vh", options, NULL)) >= 0) {
                 switch (c) {
-                case 'a':
-                        if (streq(optarg, "help")) {
-                                for (int i = 0; i < _UEVENT_ACTION_MAX; i++)
-                                        printf("%s\n", uevent_action_to_string(i));
-                                return 0;
-                        }
-                        a->action = uevent_action_from_string(optarg);
-                        if ((int)a->action < 0)
-                                return log_error_errno(-EINVAL, "Invalid action '%s'", optarg);
+                case 'a': {
+                        int r = udevadm_parse_action(optarg, &a->action);
+                        if (r <= 0)
+                                return r < 0 ? log_error_errno(r, "Invalid action '%s'", optarg)
+                                             : 0;
                         break;
+                }
                 case 'V':
                         udevadm_print_version();
                         return 0;

@@ -38,6 +38,22 @@ bool udevadm_running_in_chroot(void)
         return a.st_dev != b.st_dev || a.st_ino != b.st_ino;
 }
 
+int udevadm_parse_action(const char *arg, enum uevent_action *ret)
+{
+        int a;
+
+        if (streq(arg, "help")) {
+                for (int i = 0; i < _UEVENT_ACTION_MAX; i++)
+                        printf("%s\n", uevent_action_to_string((enum uevent_action)i));
+                return 0;
+        }
+        a = (int)uevent_action_from_string(arg);
+        if (a < 0)
+                return -EINVAL;
+        *ret = (enum uevent_action)a;
+        return 1;
+}
+
 int udevadm_parse_sec(const char *s, uint64_t *ret)
 {
         if (streq(s, "infinity")) {

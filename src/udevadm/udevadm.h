@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "proto/ctrl-msg.h"
+#include "proto/uevent.h"
 
 /* `udevadm --version` prints the systemd version whose interfaces we
  * implement: scripts compare it numerically (e.g. `[ $(udevadm --version) -ge 240 ]`). */
@@ -43,6 +44,11 @@ bool udevadm_running_in_chroot(void);
 /* systemd's parse_sec(): "infinity" -> USEC_INFINITY, otherwise a time span
  * (bare number = seconds). 0 or -EINVAL/-ERANGE. */
 int udevadm_parse_sec(const char *s, uint64_t *ret);
+
+/* The -a/--action= (-c for trigger) argument: "help" prints every action
+ * name and returns 0; a known name sets *ret and returns 1; otherwise
+ * -EINVAL (the caller logs it in its verb's words). */
+int udevadm_parse_action(const char *arg, enum uevent_action *ret);
 
 /* A growing list of borrowed strings (option arguments). */
 struct arg_list {

@@ -67,19 +67,6 @@ static bool parse_bool(const char *s, bool *ret)
         return false;
 }
 
-int resolve_names_from_string(const char *s, enum resolve_names *ret)
-{
-        if (strcmp(s, "early") == 0)
-                *ret = RESOLVE_NAMES_EARLY;
-        else if (strcmp(s, "late") == 0)
-                *ret = RESOLVE_NAMES_LATE;
-        else if (strcmp(s, "never") == 0)
-                *ret = RESOLVE_NAMES_NEVER;
-        else
-                return -EINVAL;
-        return 0;
-}
-
 /* Apply one setting by its udev.conf / kernel-command-line name (without the
  * "udev." prefix; the kernel spells children_max etc. the same way). */
 static bool apply_key(struct udevd_config *c, const char *key, const char *value,

@@ -39,7 +39,5 @@ void proc_cmdline_load(struct udevd_config *c);
 /* Copy what `c` sets into the settings. */
 void udevd_config_apply(const struct udevd_config *c, struct udevd_settings *s);
 
-/* "early", "late", "never" -> *ret; -EINVAL. */
-int resolve_names_from_string(const char *s, enum resolve_names *ret);
 /* Signal name ("SIGKILL", "KILL") or number -> signal; -EINVAL. */
 int signal_from_string(const char *s);
