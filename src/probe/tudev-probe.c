@@ -213,7 +213,9 @@ static void usage(FILE *f)
               "                         [--offset=BYTES] [--noraid] [--hint=NAME=VALUE]...\n"
               "                         DEVNODE\n\n"
               "Probe DEVNODE with libblkid for udevd's blkid builtin and print the\n"
-              "properties as KEY=VALUE lines. Not meant to be run by hand.\n", f);
+              "properties as KEY=VALUE lines. Not meant to be run by hand.\n\n"
+              "Test only: TUDEV_PROBE_CRASH_ON=MAGIC / TUDEV_PROBE_HANG_ON=MAGIC make it\n"
+              "crash (SIGSEGV) / hang on a device whose first bytes are MAGIC.\n", f);
 }
 
 enum { ARG_DEVNUM = 0x100, ARG_KIND, ARG_DISKSEQ, ARG_OFFSET, ARG_NORAID, ARG_HINT };

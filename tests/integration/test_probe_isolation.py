@@ -20,6 +20,8 @@ devtmpfs as in test_builtins_blkid.py) and trigger "change" events:
     entry count and garbage entries): no crash, the event completes, and the
     properties are those `udevadm test-builtin blkid` prints (ours, and
     systemd 252's when available);
+  * the GPT auto-root properties, whose logic is split between the prober
+    and the builtin, against systemd 252's (fake EFI variable);
   * the cost: latency of change events with the blkid rule (median over
     PROBES events, compared with the same events without it). Set
     TUDEV_PROBE_BENCH=N to measure N events and print the figures.
@@ -233,6 +235,77 @@ def test_real_corruption(loopdevs, daemon, udev_mon):
             assert (rc == 0) == ok, (tool, key, rc, err[-2000:])
             want = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
             assert props == want, (tool, key, props, want)
+
+
+GPT_ESP = "C12A7328-F81F-11D2-BA4B-00A0C93EC93B"
+GPT_ROOT_X86_64 = "4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709"
+ESP_UUID = "6B0D4E1A-0000-4000-8000-00000000000E"
+ROOT_OLD = "6B0D4E1A-0000-4000-8000-000000000001"
+ROOT_NEW = "6B0D4E1A-0000-4000-8000-000000000002"
+LOADER_VAR = "LoaderDevicePartUUID-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="root partition type of x86-64")
+def test_gpt_auto_root(tmp_path):
+    """The split of the GPT auto-root logic (prober: ESP and root candidates;
+    builtin: the boot loader's EFI variable, the partition match) gives
+    systemd's ID_PART_GPT_AUTO_ROOT_UUID on the disk and
+    ID_PART_GPT_AUTO_ROOT=1 on the newest root partition (the rest of the
+    output compared with systemd 252's when available)."""
+    img = str(tmp_path / "gpt.img")
+    with open(img, "wb") as f:
+        f.truncate(16 * MIB)
+    sh("sfdisk", "-q", img, input=(
+        "label: gpt\n"
+        "start=2048, size=4096, type=%s, uuid=%s, name=\"ESP\"\n"
+        "size=4096, type=%s, uuid=%s, name=\"root-1.9\"\n"
+        "size=4096, type=%s, uuid=%s, name=\"root-1.10\"\n"
+        % (GPT_ESP, ESP_UUID, GPT_ROOT_X86_64, ROOT_OLD, GPT_ROOT_X86_64, ROOT_NEW)).encode())
+    # a fake /sys/firmware: booted with EFI from the ESP
+    fw = tmp_path / "firmware"
+    os.makedirs(str(fw / "efi" / "efivars"))
+    (fw / "efi" / "efivars" / LOADER_VAR).write_bytes(
+        b"\x06\x00\x00\x00" + ESP_UUID.encode("utf-16-le") + b"\x00\x00")
+    nodes = LoopNodes(str(tmp_path))
+    dbfile = None
+    try:
+        name, parts = nodes.attach(img)
+        assert len(parts) == 3, parts
+        # the newest root partition knows its disk's choice (IMPORT{parent} in rules)
+        with open("/sys/class/block/%s/dev" % parts[2]) as f:
+            dbfile = "/run/udev/data/b" + f.read().strip()
+        os.makedirs("/run/udev/data", exist_ok=True)
+        with open(dbfile, "w") as f:
+            f.write("E:ID_PART_GPT_AUTO_ROOT_UUID=%s\n" % ROOT_NEW.lower())
+        cases = [("blkid", "/sys/class/block/" + d) for d in [name] + parts]
+        binds = [(str(fw), "/sys/firmware")]
+        ours = sd_compare.run_cases(sd_compare.our_udevadm(), cases, binds=binds)
+        ref = (sd_compare.run_cases(sd_compare.sd_udevadm(), cases, binds=binds)
+               if sd_compare.sd_udevadm() else [None] * len(cases))
+    finally:
+        if dbfile and os.path.exists(dbfile):
+            os.unlink(dbfile)
+        nodes.cleanup()
+    root_uuid = "ID_PART_GPT_AUTO_ROOT_UUID=%s" % ROOT_NEW.lower()
+    want = {0: [root_uuid], 3: ["ID_PART_GPT_AUTO_ROOT=1"]}
+    for i, (o, r) in enumerate(zip(ours, ref)):
+        assert o[0] == 0, (cases[i], o)
+        lines = o[1].splitlines()
+        for w in want.get(i, []):
+            assert w in lines, (cases[i], o[1])
+        if r is None:
+            continue
+        assert r[0] == 0, (cases[i], r)
+        # systemd 252 ignores EFI variables in a container (its
+        # detect_container(): docker on the development VM), tudev does not
+        if not any(w in r[1].splitlines() for w in want.get(i, [])):
+            lines = [x for x in lines if x not in want.get(i, [])]
+        assert lines == r[1].splitlines(), (cases[i], o[1], r[1])
+    # the disk's property is the last one; the partition's follows its entry UUID
+    assert ours[0][1].splitlines()[-1] == root_uuid
+    p3 = ours[3][1].splitlines()
+    assert p3[p3.index("ID_PART_GPT_AUTO_ROOT=1") - 1] == \
+        "ID_PART_ENTRY_UUID=%s" % ROOT_NEW.lower(), p3
 
 
 def latencies(kernel_mon, udev_mon, name, count):
