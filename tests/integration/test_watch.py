@@ -191,7 +191,7 @@ def test_partitioned_disk(tmp_path, udevd_factory, loops, udev_mon, kernel_mon):
         holder = os.open(pl.node, os.O_RDONLY | os.O_CLOEXEC)
         try:
             fcntl.flock(holder, fcntl.LOCK_SH)
-            kmark = kernel_mon.mark()
+            kmark, mark = kernel_mon.mark(), udev_mon.mark()
             close_after_write(pl.node)
             for p in (pl.devpath, pl.part_devpath):
                 got = kernel_mon.wait_for(is_event(p, "change"), since=kmark, timeout=10)
@@ -200,9 +200,12 @@ def test_partitioned_disk(tmp_path, udevd_factory, loops, udev_mon, kernel_mon):
         finally:
             os.close(holder)
 
-        # no lock: the partition table is re-read
-        udev_mon.wait_for(is_event(pl.part_devpath, "change"), since=mark, timeout=10)
+        # no lock: the partition table is re-read (once udevd's own events,
+        # which hold a shared lock, are done)
+        for p in (pl.devpath, pl.part_devpath):
+            wait_udev(udev_mon, p, "change", mark)
         assert wait_until(lambda: watch_record("7:%d" % pl.idx) is not None, 5)
+        assert wait_until(lambda: not tudevlib.queue_flag_exists(), 10)
         kmark = kernel_mon.mark()
         close_after_write(pl.node)
         assert kernel_mon.wait_for(is_event(pl.part_devpath, "remove"), since=kmark, timeout=10)
