@@ -34,7 +34,9 @@ void broadcaster_close(struct broadcaster *b)
 int broadcaster_send(struct broadcaster *b, const char *subsystem, const char *devtype,
                      const char *const *tags, const char *props, size_t props_len)
 {
-        static _Thread_local char buf[MONITOR_MSG_MAX];
+        /* On the stack, not _Thread_local: per-thread static TLS is zero-filled
+         * (so resident) in every worker; here only the bytes written are. */
+        char buf[MONITOR_MSG_MAX];
         struct sockaddr_nl dst = { .nl_family = AF_NETLINK, .nl_groups = 2 };
         int len;
 

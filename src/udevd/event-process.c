@@ -88,8 +88,11 @@ static int send_nulstr(struct broadcaster *bc, const struct uevent *ev, struct n
 static int broadcast_event(struct broadcaster *bc, const struct uevent *ev,
                            const struct udev_event *e, int error)
 {
-        static _Thread_local struct nulstr n;
-        static _Thread_local char list[8192];
+        /* Automatic, not _Thread_local: static TLS is zero-filled for every
+         * thread at creation, making all of it resident in every worker;
+         * on the stack only the pages actually written are. */
+        struct nulstr n;
+        char list[8192];
 
         n.len = 0;
         n.overflow = false;
@@ -100,7 +103,7 @@ static int broadcast_event(struct broadcaster *bc, const struct uevent *ev,
 
 int event_broadcast_failure(struct broadcaster *bc, const struct uevent *ev, int error)
 {
-        static _Thread_local struct nulstr n;
+        struct nulstr n; /* not _Thread_local: see broadcast_event() */
         char num[32];
 
         n.len = 0;
