@@ -107,18 +107,23 @@ def make_images(d):
 
 
 @pytest.fixture(scope="module")
-def loopdevs(tmp_path_factory):
+def nodes(tmp_path_factory):
+    """Loop devices of this module (one private devtmpfs mount for all)."""
     missing = [t for t in TOOLS if not subprocess.run(["which", t], capture_output=True)
                .returncode == 0]
     if missing:
         pytest.skip("missing tools: %s" % " ".join(missing))
-    d = str(tmp_path_factory.mktemp("probe"))
-    imgs = make_images(d)
-    nodes = LoopNodes(d)
+    n = LoopNodes(str(tmp_path_factory.mktemp("probe-nodes")))
     try:
-        yield {key: nodes.attach(img)[0] for key, img in imgs.items()}
+        yield n
     finally:
-        nodes.cleanup()
+        n.cleanup()
+
+
+@pytest.fixture(scope="module")
+def loopdevs(nodes, tmp_path_factory):
+    imgs = make_images(str(tmp_path_factory.mktemp("probe")))
+    return {key: nodes.attach(img)[0] for key, img in imgs.items()}
 
 
 @pytest.fixture
@@ -246,7 +251,7 @@ LOADER_VAR = "LoaderDevicePartUUID-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
 
 
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="root partition type of x86-64")
-def test_gpt_auto_root(tmp_path):
+def test_gpt_auto_root(tmp_path, nodes):
     """The split of the GPT auto-root logic (prober: ESP and root candidates;
     builtin: the boot loader's EFI variable, the partition match) gives
     systemd's ID_PART_GPT_AUTO_ROOT_UUID on the disk and
@@ -266,7 +271,6 @@ def test_gpt_auto_root(tmp_path):
     os.makedirs(str(fw / "efi" / "efivars"))
     (fw / "efi" / "efivars" / LOADER_VAR).write_bytes(
         b"\x06\x00\x00\x00" + ESP_UUID.encode("utf-16-le") + b"\x00\x00")
-    nodes = LoopNodes(str(tmp_path))
     dbfile = None
     try:
         name, parts = nodes.attach(img)
@@ -285,7 +289,6 @@ def test_gpt_auto_root(tmp_path):
     finally:
         if dbfile and os.path.exists(dbfile):
             os.unlink(dbfile)
-        nodes.cleanup()
     root_uuid = "ID_PART_GPT_AUTO_ROOT_UUID=%s" % ROOT_NEW.lower()
     want = {0: [root_uuid], 3: ["ID_PART_GPT_AUTO_ROOT=1"]}
     for i, (o, r) in enumerate(zip(ours, ref)):
