@@ -9,8 +9,9 @@ claims, broadcasts and /dev entries device by device. Every difference must
 be explained by the tool's allowlist.
 
 Plain build: every device of the machine (about 20 s). Sanitizer builds
-(TUDEV_BUILD not ending in /build): only the devices the tool creates, which
-keeps the run within seconds.
+(TUDEV_BUILD not ending in /build): --small (a veth pair, a tap, a GPT and a
+btrfs disk, a loop device that comes and goes) with systemd's udevadm driving
+trigger and settle (a sanitized udevadm takes long to start), about 20 s.
 """
 
 import json
@@ -45,7 +46,7 @@ def test_differential(tmp_path):
     cmd = [TOOL, "--build", build_dir(), "--sd-root", sd_root, "--json", str(out),
            "--timeout", "150"]
     if not plain_build():
-        cmd += ["--only", "created"]
+        cmd += ["--small", "--control-udevadm", "systemd"]
     r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                        timeout=400)
     print(r.stdout)
@@ -55,13 +56,13 @@ def test_differential(tmp_path):
         doc = json.load(f)
     figs = doc["figures"]
     # the comparison is not vacuous: what the tool creates was compared
-    assert figs["created_devices"] >= 15, figs
+    assert figs["created_devices"] >= 10, figs
     assert figs["symlinks"] >= 12, figs
-    assert figs["db_files"] >= 12, figs
-    assert figs["broadcasts"] >= 40, figs
-    assert figs["net_attrs"] >= 40, figs
+    assert figs["db_files"] >= 8, figs
+    assert figs["broadcasts_compared"] >= 40, figs
+    assert figs["net_attrs"] >= 20, figs
     assert figs["dev_entries"] >= 12, figs
     if plain_build():
-        assert figs["devices"] >= 100, figs
+        assert figs["devices"] >= 100 and figs["created_devices"] >= 25, figs
     for name, errors in doc["errors"].items():
         assert not errors, (name, errors)
