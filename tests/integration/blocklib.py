@@ -81,25 +81,29 @@ class PartitionedLoop:
     def __init__(self, loops, tmp_path):
         self.idx, self.devpath, self.node = add_loop(loops)
         self.image = str(tmp_path / ("loop%d.img" % self.idx))
+        self.part_devpath = self.devpath + "/loop%dp1" % self.idx
         mbr_image(self.image)
         subprocess.run(["losetup", "-P", self.node, self.image], check=True,
                        stdin=subprocess.DEVNULL)
         self.bound = True
-        self.part_devpath = self.devpath + "/loop%dp1" % self.idx
-        if not wait_until(lambda: os.path.exists("/sys" + self.part_devpath), 2):
-            # kernels without partition table parsers: add it with BLKPG
-            subprocess.run(["partx", "-a", self.node], check=True, stdin=subprocess.DEVNULL)
-        assert wait_until(lambda: os.path.exists("/sys" + self.part_devpath), 10), \
-            "partition of loop%d did not appear" % self.idx
-        ma, mi = sysfs_devnum("/sys" + self.part_devpath)
-        self.part_node = mknod_block("loop%dp1" % self.idx, ma, mi)
+        try:
+            if not wait_until(lambda: os.path.exists("/sys" + self.part_devpath), 2):
+                # kernels without partition table parsers: add it with BLKPG
+                subprocess.run(["partx", "-a", self.node], check=True, stdin=subprocess.DEVNULL)
+            assert wait_until(lambda: os.path.exists("/sys" + self.part_devpath), 10), \
+                "partition of loop%d did not appear" % self.idx
+            ma, mi = sysfs_devnum("/sys" + self.part_devpath)
+            self.part_node = mknod_block("loop%dp1" % self.idx, ma, mi)
+        except BaseException:
+            self.detach()
+            raise
 
     def detach(self):
-        if self.bound:
-            subprocess.run(["losetup", "-d", self.node], check=False, stdin=subprocess.DEVNULL)
-            self.bound = False
-            wait_until(lambda: not os.path.exists("/sys" + self.part_devpath), 10)
-
-
-def monotonic():
-    return time.monotonic()
+        """Unbind (retried while the device is busy) so that the loop device
+        can be removed."""
+        backing = "/sys%s/loop/backing_file" % self.devpath
+        deadline = time.monotonic() + 10
+        while self.bound and time.monotonic() < deadline:
+            subprocess.run(["losetup", "-d", self.node], check=False, stdin=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+            self.bound = wait_until(lambda: not os.path.exists(backing), 1) is False

@@ -14,7 +14,7 @@ import pytest
 
 from blocklib import PartitionedLoop, add_loop, write_rules, write_uevent
 
-RULES = 'SUBSYSTEM=="block", KERNEL=="loop%d*|loop%d", ENV{TUDEV_LOCKTEST}="1"\n'
+RULES = 'SUBSYSTEM=="block", KERNEL=="loop%d|loop%dp*|loop%d", ENV{TUDEV_LOCKTEST}="1"\n'
 
 
 def start(udevd_factory, rules_dir):
@@ -53,7 +53,7 @@ def test_locked_disk_event_waits_for_release(tmp_path, udevd_factory, loops, ude
     rdir = tmp_path / "rules"
     idx, path, node = add_loop(loops)
     idx2, path2, _ = add_loop(loops)
-    write_rules(rdir, RULES % (idx, idx2))
+    write_rules(rdir, RULES % (idx, idx, idx2))
     d = start(udevd_factory, rdir)
 
     locker = Locker(node)
@@ -85,7 +85,7 @@ def test_shared_lock_does_not_block(tmp_path, udevd_factory, loops, udev_mon):
     """Only LOCK_EX makes udev wait: readers holding LOCK_SH do not."""
     rdir = tmp_path / "rules"
     idx, path, node = add_loop(loops)
-    write_rules(rdir, RULES % (idx, idx))
+    write_rules(rdir, RULES % (idx, idx, idx))
     start(udevd_factory, rdir)
     fd = os.open(node, os.O_RDONLY | os.O_CLOEXEC)
     try:
@@ -104,7 +104,7 @@ def test_partition_event_locks_the_whole_disk(tmp_path, udevd_factory, loops, ud
     except (OSError, AssertionError, subprocess.CalledProcessError) as e:
         pytest.skip("no partitioned loop device: %s" % e)
     try:
-        write_rules(rdir, RULES % (pl.idx, pl.idx))
+        write_rules(rdir, RULES % (pl.idx, pl.idx, pl.idx))
         d = start(udevd_factory, rdir)
         locker = Locker(pl.node)
         try:
@@ -126,7 +126,7 @@ def test_remove_is_not_locked(tmp_path, udevd_factory, loops, udev_mon):
     cannot go away while the lock holder has it open)."""
     rdir = tmp_path / "rules"
     idx, path, node = add_loop(loops)
-    write_rules(rdir, RULES % (idx, idx))
+    write_rules(rdir, RULES % (idx, idx, idx))
     start(udevd_factory, rdir)
     locker = Locker(node)
     try:

@@ -4,6 +4,8 @@ to the daemon's level. Real loop-device events, one worker (--children-max=1)
 so that the events after the one that raised the level run on the same
 thread."""
 
+import re
+
 from blocklib import add_loop, write_rules, write_uevent
 
 RULES = r'''
@@ -31,7 +33,9 @@ def process(udev_mon, path):
 
 
 def lines_about(log, word):
-    return [line for line in log.splitlines() if word in line]
+    """Lines naming `word` (a devpath: not one of which it is a prefix)."""
+    pat = re.compile(re.escape(word) + r"(?![0-9A-Za-z_])")
+    return [line for line in log.splitlines() if pat.search(line)]
 
 
 def test_log_level_for_one_event(tmp_path, udevd_factory, loops, udev_mon):
