@@ -15,6 +15,7 @@ test_event_timeout.py and test_lifecycle.py do not cover already):
     the database in line with sysfs, and a second one changes nothing."""
 
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -88,8 +89,10 @@ def test_helper_killed_mid_storm(udevd_factory, tmp_path):
     log = d.log()
     for pid in killed:
         assert "exec helper [%d] died (killed by signal SIGKILL)" % pid in log, d.log_tail()
-    restarts = log.count("exec helper restarted as")
-    assert restarts >= len(killed)
+    # A new helper each time (at once, or at the next request when it keeps
+    # dying: exec-client's back-off).
+    restarts = len(re.findall(r"exec helper \[\d+\] started", log)) - 1
+    assert restarts >= len(killed), restarts
     # Requests in flight failed and were logged; the events went on (a PROGRAM
     # that failed does not match: STORM_PROG is missing on a few net adds).
     failed_programs = log.count("exec helper died while running")
@@ -139,8 +142,8 @@ def test_sigterm_with_full_queue(udevd_factory, tmp_path):
     ours = len(broadcast)
     assert ours <= st["processed"] + st["failed"]
     assert not os.path.exists("/run/udev/queue")
-    print("\nSIGTERM with %d queued: exit after %.2f s, %d processed, %d dropped"
-          % (st["received"] - st["processed"], took, st["processed"], st["dropped_at_exit"]))
+    print("\nSIGTERM after %d events received: exit after %.2f s, %d processed, %d dropped"
+          % (st["received"], took, st["processed"], st["dropped_at_exit"]))
 
 
 # ---------------------------------------------------------------- kill -9
