@@ -180,16 +180,20 @@ class Recorder:
 
 # ----------------------------------------------------------------- storms
 
-LOOP_RANGE = (61000, 99000)   # tests use 2000..60000, tools/bench 100000 and up
+# Loop indexes: the other tests take 2000..60000, tools/differential
+# 61000..99000, tools/bench 100000 and up. Ours: 60100..60999, in blocks of
+# 100 (a storm round reuses its indexes: the previous round removed them).
+LOOP_RANGE = (60100, 61000)
 
 
 def free_loop_base(count):
-    """A random base index with `count` free loop indexes above it, in a range
-    no other test or tool uses."""
+    """A random base index (a multiple of 100) with `count` free loop indexes
+    above it, in a range no other test or tool uses."""
+    assert count <= LOOP_RANGE[1] - LOOP_RANGE[0]
     for _ in range(100):
-        base = random.randrange(LOOP_RANGE[0], LOOP_RANGE[1] - count, 1000)
+        base = random.randrange(LOOP_RANGE[0], LOOP_RANGE[1] - count + 1, 100)
         if not any(os.path.exists("/sys/devices/virtual/block/loop%d" % i)
-                   for i in range(base, base + count, max(1, count // 50))):
+                   for i in range(base, base + count)):
             return base
     raise RuntimeError("no free loop range")
 
@@ -268,18 +272,16 @@ class Storm:
         m = re.match(r"^/devices/virtual/(?:block/loop|bdi/7:)(\d+)$", devpath)
         return bool(m) and self.loop_base <= int(m.group(1)) < self.loop_end
 
-    def loop_digits(self):
-        """A glob for the indexes of our loop devices ("*" if more than 1,000)."""
-        if self.loop_end - self.loop_base > 1000:
-            return "*"
-        return "%d[0-9][0-9][0-9]" % (self.loop_base // 1000)
+    def loop_globs(self):
+        """Globs for the indexes of our loop devices, one per block of 100."""
+        return ["%d[0-9][0-9]" % b for b in range(self.loop_base // 100,
+                                                  (self.loop_end - 1) // 100 + 1)]
 
     def resync_glob(self):
         """--debug-resync-match= for our devices only (the resync writes
         "add" to uevent files: never to another test's loop devices)."""
-        digits = self.loop_digits()
-        assert digits != "*"
-        return "%s%s*|%sloop%s|%s7:%s" % (NET, self.tag, BLOCK, digits, BDI, digits)
+        return "|".join(["%s%s*" % (NET, self.tag)] +
+                        ["%sloop%s|%s7:%s" % (BLOCK, g, BDI, g) for g in self.loop_globs()])
 
     # generation
     def _new_group(self):
@@ -309,9 +311,10 @@ class Storm:
             for i in idx:
                 make_node(i)
         errs = parallel(lambda i: loop_ctl(LOOP_CTL_ADD, i), idx)
-        assert not errs, errs[:3]
-        self.live_loops += idx
+        failed = {i for i, _ in errs}
+        self.live_loops += [i for i in idx if i not in failed]   # cleanup() removes them
         self.all_loops.update(idx)
+        assert not errs, errs[:3]
         return idx
 
     def remove_loops(self, idx):
@@ -329,6 +332,8 @@ class Storm:
     def run_round(self, pairs, loops, pause=0.0):
         """One interleaved storm; returns when the kernel emitted everything."""
         self.round_no += 1
+        if not self.live_loops:
+            self.loop_next = self.loop_base      # every index is free again
         names = self.pair_names(pairs)
         batches = [names[i:i + self.batch] for i in range(0, len(names), self.batch)] or [[]]
         per = [loops // len(batches)] * len(batches)
@@ -509,9 +514,10 @@ def storm_rules(directory, storm):
 ACTION=="add", SUBSYSTEM=="net", KERNEL=="%(tag)s*", PROGRAM="/bin/echo %%k", ENV{STORM_PROG}="%%c"
 ACTION=="add", SUBSYSTEM=="net", KERNEL=="%(tag)s*a", IMPORT{program}="/bin/sh -c 'echo STORM_IMP=$$INTERFACE'"
 ACTION=="remove", SUBSYSTEM=="net", KERNEL=="%(tag)s*", RUN+="/bin/true"
-SUBSYSTEM=="block", KERNEL=="loop%(loops)s", ACTION=="add|remove", RUN+="/bin/true"
-SUBSYSTEM=="block", KERNEL=="loop%(loops)s", ACTION=="add", SYMLINK+="storm/%%k storm/shared", TAG+="storm"
-''' % {"tag": storm.tag, "loops": storm.loop_digits()}, "90-storm.rules")
+SUBSYSTEM=="block", KERNEL=="%(loops)s", ACTION=="add|remove", RUN+="/bin/true"
+SUBSYSTEM=="block", KERNEL=="%(loops)s", ACTION=="add", SYMLINK+="storm/%%k storm/shared", TAG+="storm"
+''' % {"tag": storm.tag, "loops": "|".join("loop" + g for g in storm.loop_globs())},
+        "90-storm.rules")
 
 
 def db_files():

@@ -218,10 +218,11 @@ def our_records(storm):
 
 
 def trigger(udevadm, storm):
-    digits = storm.loop_digits()
-    r = subprocess.run([udevadm, "trigger", "--action=add", "--settle",
-                        "--sysname-match=%s*" % storm.tag, "--sysname-match=loop" + digits,
-                        "--sysname-match=7:" + digits], stdin=subprocess.DEVNULL,
+    matches = ["--sysname-match=%s*" % storm.tag]
+    for g in storm.loop_globs():
+        matches += ["--sysname-match=loop" + g, "--sysname-match=7:" + g]
+    r = subprocess.run([udevadm, "trigger", "--action=add", "--settle"] + matches,
+                       stdin=subprocess.DEVNULL,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
 
