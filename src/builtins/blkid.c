@@ -20,13 +20,20 @@
  * deadline: half the event timeout (so the rest of the event still has time),
  * at most the event's deadline; BLKID_PROBE_TIMEOUT_USEC without one. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "builtins/builtin-util.h"
@@ -64,6 +71,10 @@ static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static char probe_path[PATH_MAX];
 static char *probe_env[ARRAY_SIZE(probe_env_keys) + 1];
 
+static pthread_key_t server_key; /* per-thread prober server, see below */
+static bool server_key_ok;
+static void server_thread_exit(void *userdata);
+
 static void probe_setup(void)
 {
         char exe[PATH_MAX];
@@ -89,6 +100,7 @@ static void probe_setup(void)
                         n++;
         }
         probe_env[n] = NULL;
+        server_key_ok = pthread_key_create(&server_key, server_thread_exit) == 0;
         log_debug("blkid: prober %s", probe_path);
 }
 
@@ -190,8 +202,11 @@ static int parse_options(int argc, char *argv[], struct blkid_opts *o)
 /* One call: the command line, the prober's output and its parsed lines
  * (pointing into out). Too big for a worker's stack. */
 struct blkid_call {
+        char req[BLKID_WIRE_REQ_MAX]; /* words, each ending with NUL */
+        size_t req_len;
+        unsigned n_words;
         char cmd[BLKID_CMD_MAX];
-        char out[BLKID_WIRE_OUT_MAX + 1];
+        char out[BLKID_WIRE_REPLY_MAX + 1];
         struct {
                 const char *key, *value;
         } rec[BLKID_WIRE_LINES_MAX];
@@ -218,50 +233,76 @@ static int want_diskseq(struct udev_event *ev, unsigned long long *ret)
         return 1;
 }
 
-static int build_cmd(struct udev_event *ev, const char *devnode, const struct blkid_opts *o,
-                     char *cmd, size_t size)
+/* Append one word (with its NUL) to the request. 0 or -E2BIG. */
+static int req_append(struct blkid_call *c, const char *word)
+{
+        size_t l = strlen(word) + 1;
+
+        if (c->n_words >= BLKID_WIRE_REQ_ARGS_MAX || c->req_len + l > sizeof(c->req))
+                return -E2BIG;
+        memcpy(c->req + c->req_len, word, l);
+        c->req_len += l;
+        c->n_words++;
+        return 0;
+}
+
+/* The prober's command line from "blkid" on (blkid-wire.h), as a request. */
+static int build_request(struct udev_event *ev, const char *devnode, const struct blkid_opts *o,
+                         struct blkid_call *c)
 {
         const char *subsystem = NULL;
         unsigned major, minor;
         unsigned long long seq;
-        size_t len = 0;
         char arg[64];
         int r;
 
+        c->req_len = 0;
+        c->n_words = 0;
         r = device_get_devnum(ev->dev, &major, &minor);
         if (r < 0)
                 return r == -ENOENT ? -ENOEXEC : r;
         (void)device_get_subsystem(ev->dev, &subsystem);
-        r = cmd_append(cmd, size, &len, probe_path);
-        if (r >= 0)
-                r = cmd_append(cmd, size, &len, "blkid");
+        r = req_append(c, "blkid");
         snprintf(arg, sizeof(arg), "--devnum=%u:%u", major, minor);
         if (r >= 0)
-                r = cmd_append(cmd, size, &len, arg);
+                r = req_append(c, arg);
         if (r >= 0)
-                r = cmd_append(cmd, size, &len, subsystem && streq(subsystem, "block") ?
-                                                        "--kind=block" : "--kind=char");
+                r = req_append(c, subsystem && streq(subsystem, "block") ? "--kind=block"
+                                                                          : "--kind=char");
         if (r >= 0 && want_diskseq(ev, &seq) > 0) {
                 snprintf(arg, sizeof(arg), "--diskseq=%llu", seq);
-                r = cmd_append(cmd, size, &len, arg);
+                r = req_append(c, arg);
         }
         if (r >= 0 && o->offset != 0) {
                 snprintf(arg, sizeof(arg), "--offset=%" PRIi64, o->offset);
-                r = cmd_append(cmd, size, &len, arg);
+                r = req_append(c, arg);
         }
         if (r >= 0 && o->noraid)
-                r = cmd_append(cmd, size, &len, "--noraid");
+                r = req_append(c, "--noraid");
         for (unsigned i = 0; r >= 0 && i < o->n_hints; i++) {
-                char h[BLKID_CMD_MAX];
-
-                if (snprintf(h, sizeof(h), "--hint=%s", o->hints[i]) >= (int)sizeof(h))
+                if (c->req_len + strlen("--hint=") + strlen(o->hints[i]) + 1 > sizeof(c->req))
                         return -E2BIG;
-                r = cmd_append(cmd, size, &len, h);
+                memcpy(c->req + c->req_len, "--hint=", strlen("--hint="));
+                c->req_len += strlen("--hint=");
+                r = req_append(c, o->hints[i]);
         }
         if (r >= 0)
-                r = cmd_append(cmd, size, &len, "--");
+                r = req_append(c, "--");
         if (r >= 0)
-                r = cmd_append(cmd, size, &len, devnode);
+                r = req_append(c, devnode);
+        return r;
+}
+
+/* The one-shot command line for the spawner: the prober's path and the
+ * request's words. */
+static int build_cmd(struct blkid_call *c)
+{
+        size_t len = 0;
+        int r;
+
+        r = cmd_append(c->cmd, sizeof(c->cmd), &len, probe_path);
+        for (size_t pos = 0; r >= 0 && pos < c->req_len; pos += strlen(c->req + pos) + 1)
+                r = cmd_append(c->cmd, sizeof(c->cmd), &len, c->req + pos);
         return r;
 }
 
@@ -277,14 +318,14 @@ static uint64_t probe_deadline(const struct udev_event *ev)
 }
 
 /* Check and split every line of the output (in place). 0 or -EBADMSG. */
-static int parse_output(struct blkid_call *c)
+static int parse_output(struct blkid_call *c, char *out)
 {
-        size_t len = strlen(c->out), pos = 0;
+        size_t len = strlen(out), pos = 0;
         char *key, *value;
         int r;
 
         c->n_rec = 0;
-        while ((r = blkid_wire_next(c->out, len, &pos, &key, &value)) > 0) {
+        while ((r = blkid_wire_next(out, len, &pos, &key, &value)) > 0) {
                 if (c->n_rec >= ARRAY_SIZE(c->rec))
                         return -EBADMSG;
                 c->rec[c->n_rec].key = key;
@@ -325,46 +366,412 @@ static int prober_failed(const struct blkid_call *c, const struct blkid_opts *o,
         return log_debug_errno(-(int)err, "%s: blkid prober failed: %m", devnode);
 }
 
-/* Run the prober; 0 with c->rec filled (exit status 0), or -errno after
- * logging why. */
-static int run_prober(struct udev_event *ev, struct blkid_call *c, const struct blkid_opts *o,
-                      const char *devnode)
+/* The exit status `r` and the output of a prober that answered (`who`: its
+ * name for the messages); 0 with c->rec filled, or -errno after logging. */
+static int prober_result(struct blkid_call *c, const struct blkid_opts *o, const char *devnode,
+                         const char *who, int r, char *out, bool truncated)
+{
+        int q;
+
+        if (r == BLKID_EXIT_USAGE)
+                return log_error_errno(-EINVAL, "%s: blkid prober %s refused its command line",
+                                       devnode, who);
+        if (r != BLKID_EXIT_OK && r != BLKID_EXIT_FAILED && r != BLKID_EXIT_TRUNCATED) {
+                log_warning("%s: blkid prober %s exited with status %d; no properties imported",
+                            devnode, who, r);
+                return -EIO;
+        }
+        q = truncated || r == BLKID_EXIT_TRUNCATED ? -EBADMSG : parse_output(c, out);
+        if (q < 0)
+                return log_warning_errno(q, "%s: blkid prober %s printed malformed output; no "
+                                         "properties imported", devnode, who);
+        return r == BLKID_EXIT_OK ? 0 : prober_failed(c, o, devnode);
+}
+
+static int prober_killed(const char *devnode, const char *who, int sig)
+{
+        log_warning("%s: blkid prober %s was killed by signal SIG%s; no properties imported",
+                    devnode, who, sigabbrev_np(sig) ?: "?");
+        return -EIO;
+}
+
+static int prober_timed_out(const char *devnode, const char *who, uint64_t start)
+{
+        return log_warning_errno(-ETIME, "%s: blkid prober %s timed out after %.1f s and was "
+                                 "killed; no properties imported", devnode, who,
+                                 (double)(now_usec(CLOCK_MONOTONIC) - start) / 1e6);
+}
+
+/* One prober process for this call, through the event's spawner. */
+static int run_oneshot(struct udev_event *ev, struct blkid_call *c, const struct blkid_opts *o,
+                       const char *devnode)
 {
         struct spawn_direct sd = { .timeout_signal = SIGKILL };
         /* udevadm test-builtin has no spawner: start the prober directly */
         struct udev_spawner sp = ev->spawner.spawn ? ev->spawner : spawn_direct_spawner(&sd);
         uint64_t start = now_usec(CLOCK_MONOTONIC);
         bool truncated = false;
-        int r, q;
+        int r;
 
+        r = build_cmd(c);
+        if (r < 0)
+                return log_debug_errno(r, "%s: Failed to prepare the blkid prober: %m", devnode);
         r = sp.spawn(sp.userdata, c->cmd, probe_env, false, probe_deadline(ev), c->out,
                      sizeof(c->out), &truncated);
         if (r == -ETIME)
-                return log_warning_errno(r, "%s: blkid prober %s did not finish in %.1f s and "
-                                         "was killed; no properties imported", devnode,
-                                         probe_path,
-                                         (double)(now_usec(CLOCK_MONOTONIC) - start) / 1e6);
+                return prober_timed_out(devnode, probe_path, start);
         if (r < 0)
                 return log_error_errno(r, "%s: Failed to run blkid prober %s: %m", devnode,
                                        probe_path);
-        if (r > 128 && r < 128 + SIGRTMAX + 1) {
-                log_warning("%s: blkid prober %s was killed by signal SIG%s; no properties "
-                            "imported", devnode, probe_path, sigabbrev_np(r - 128) ?: "?");
+        if (r > 128 && r < 128 + SIGRTMAX + 1)
+                return prober_killed(devnode, probe_path, r - 128);
+        return prober_result(c, o, devnode, probe_path, r, c->out, truncated);
+}
+
+/* ---------------------------------------------------------------- the prober server */
+
+/* udevd runs one `tudev-probe --server` per worker thread (blkid-wire.h),
+ * started on the thread's first blkid call and reused: a probe then costs a
+ * round trip instead of a process start. It is stopped when the thread
+ * exits (a thread-specific key's destructor: close, wait, SIGKILL if it does
+ * not go). A server that crashes, hangs past the deadline or answers
+ * garbage fails that call only; it is killed and reaped (by pid: udevd never
+ * waits for any child) and the next call starts a new one. A server that
+ * dies SERVER_DEATHS_MAX times within SERVER_WINDOW_USEC makes this thread
+ * fall back to one prober process per call for SERVER_WINDOW_USEC. */
+#define SERVER_DEATHS_MAX 5
+#define SERVER_WINDOW_USEC (10 * USEC_PER_SEC)
+#define SERVER_REQUESTS_MAX 10000 /* then a fresh server: bounds what a leak could grow */
+#define SERVER_REAP_USEC (2 * USEC_PER_SEC)
+#define SERVER_STUCK_MAX 4 /* killed servers not reaped yet (blocked in the kernel) */
+
+struct probe_server {
+        int fd;                           /* our end of the socket; -1: no server */
+        pid_t pid;
+        unsigned requests;                /* served by this server */
+        unsigned deaths;                  /* since window_start */
+        uint64_t window_start;
+        uint64_t oneshot_until;           /* crash loop: one-shot probers until then */
+        pid_t stuck[SERVER_STUCK_MAX];    /* 0: free slot */
+};
+
+static _Thread_local struct probe_server *server;
+
+static int pidfd_open_compat(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+        return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+        errno = ENOSYS;
+        return -1;
+#endif
+}
+
+/* Wait at most `usec` for our child `pid` to exit. 1 (status in *status), 0
+ * still running, -errno (-ECHILD: not ours any more). */
+static int wait_child(pid_t pid, uint64_t usec, int *status)
+{
+        _cleanup_close_ int pidfd = pidfd_open_compat(pid);
+        uint64_t end = now_usec(CLOCK_MONOTONIC) + usec;
+
+        for (;;) {
+                pid_t w = waitpid(pid, status, WNOHANG);
+                uint64_t now;
+
+                if (w == pid)
+                        return 1;
+                if (w < 0 && errno != EINTR)
+                        return -errno;
+                now = now_usec(CLOCK_MONOTONIC);
+                if (now >= end)
+                        return 0;
+                if (pidfd >= 0) {
+                        struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+                        (void)poll(&p, 1, (int)MIN((end - now + 999) / 1000, 1000u));
+                } else {
+                        struct timespec ts = { .tv_nsec = 1000 * 1000 };
+
+                        (void)nanosleep(&ts, NULL);
+                }
+        }
+}
+
+/* Reap killed servers that were still in the kernel; `block`: wait for them. */
+static void server_reap_stuck(struct probe_server *s, bool block)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(s->stuck); i++) {
+                int status;
+
+                if (s->stuck[i] <= 0)
+                        continue;
+                if (block ? waitpid(s->stuck[i], &status, 0) != 0
+                          : waitpid(s->stuck[i], &status, WNOHANG) != 0)
+                        s->stuck[i] = 0;
+        }
+}
+
+/* Stop the server: close our end, let it exit (kill it at once if `kill_it`,
+ * else after SERVER_REAP_USEC), reap it. Returns its wait status (0 if it
+ * could not be reaped). */
+static int server_stop(struct probe_server *s, bool kill_it)
+{
+        pid_t pid = s->pid;
+        int status = 0, r;
+
+        s->fd = safe_close(s->fd);
+        s->pid = 0;
+        if (pid <= 0)
+                return 0;
+        if (kill_it)
+                (void)kill(pid, SIGKILL);
+        r = wait_child(pid, SERVER_REAP_USEC, &status);
+        if (r == 0 && !kill_it) {
+                (void)kill(pid, SIGKILL);
+                r = wait_child(pid, SERVER_REAP_USEC, &status);
+        }
+        if (r != 0)
+                return r > 0 ? status : 0;
+        /* SIGKILLed but still in the kernel (a device stuck in I/O) */
+        log_warning("blkid: prober server [%d] does not exit after SIGKILL", (int)pid);
+        for (size_t i = 0;; i++) {
+                if (i == ARRAY_SIZE(s->stuck)) {
+                        server_reap_stuck(s, true);
+                        i = 0;
+                }
+                if (s->stuck[i] <= 0) {
+                        s->stuck[i] = pid;
+                        return 0;
+                }
+        }
+}
+
+/* The calling thread exits (thread-specific key destructor). */
+static void server_thread_exit(void *userdata)
+{
+        struct probe_server *s = userdata;
+
+        (void)server_stop(s, false);
+        server_reap_stuck(s, true);
+        free(s);
+        server = NULL;
+}
+
+static struct probe_server *server_get(void)
+{
+        struct probe_server *s;
+
+        if (server)
+                return server;
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return NULL;
+        s->fd = -1;
+        if (pthread_setspecific(server_key, s) != 0) {
+                free(s);
+                return NULL;
+        }
+        return server = s;
+}
+
+/* A server died with a request, or was killed: count it. */
+static void server_death(struct probe_server *s)
+{
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        if (s->deaths == 0 || now - s->window_start > SERVER_WINDOW_USEC) {
+                s->window_start = now;
+                s->deaths = 0;
+        }
+        if (++s->deaths < SERVER_DEATHS_MAX)
+                return;
+        s->deaths = 0;
+        s->oneshot_until = now + SERVER_WINDOW_USEC;
+        log_warning("blkid: prober server died %u times within %u s; one prober process per "
+                    "call for the next %u s", SERVER_DEATHS_MAX,
+                    (unsigned)(SERVER_WINDOW_USEC / USEC_PER_SEC),
+                    (unsigned)(SERVER_WINDOW_USEC / USEC_PER_SEC));
+}
+
+static int server_start(struct probe_server *s)
+{
+        _cleanup_close_ int ours = -1, theirs = -1;
+        posix_spawn_file_actions_t fa;
+        posix_spawnattr_t attr;
+        char parent[32];
+        char *argv[] = { probe_path, (char *)"--server", parent, NULL };
+        sigset_t none, all;
+        int sv[2], r;
+
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+                return -errno;
+        ours = sv[0];
+        theirs = sv[1];
+        if (theirs <= 3) { /* not one of the fds the child's file actions set up */
+                int fd = fcntl(theirs, F_DUPFD_CLOEXEC, 4);
+
+                if (fd < 0)
+                        return -errno;
+                safe_close(theirs);
+                theirs = fd;
+        }
+        snprintf(parent, sizeof(parent), "--parent=%d", (int)getpid());
+        sigemptyset(&none);
+        sigfillset(&all);
+        posix_spawn_file_actions_init(&fa);
+        posix_spawnattr_init(&attr);
+        posix_spawn_file_actions_adddup2(&fa, theirs, 3);
+        posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_addclosefrom_np(&fa, 4);
+        posix_spawnattr_setsigmask(&attr, &none);
+        posix_spawnattr_setsigdefault(&attr, &all);
+        posix_spawnattr_setpgroup(&attr, 0);
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+                                                POSIX_SPAWN_SETPGROUP);
+        r = -posix_spawn(&s->pid, probe_path, &fa, &attr, argv, probe_env);
+        posix_spawn_file_actions_destroy(&fa);
+        posix_spawnattr_destroy(&attr);
+        if (r < 0) {
+                s->pid = 0;
+                return r;
+        }
+        s->fd = TAKE_FD(ours);
+        s->requests = 0;
+        log_debug("blkid: prober server %s [%d] started", probe_path, (int)s->pid);
+        return 0;
+}
+
+/* Send the request, wait for the answer until `deadline`. 0 with the answer
+ * in c->out (NUL-terminated, *ret_len bytes); -EPIPE the server was gone
+ * before it got the request; -ECONNRESET it went away with it; -ETIME;
+ * -EBADMSG an answer too long; other -errno. */
+static int server_exchange(struct probe_server *s, struct blkid_call *c, uint64_t deadline,
+                           size_t *ret_len)
+{
+        struct iovec iov = { .iov_base = c->out, .iov_len = sizeof(c->out) - 1 };
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+        ssize_t n;
+
+        if (send(s->fd, c->req, c->req_len, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+                return errno == EPIPE || errno == ECONNRESET || errno == ENOTCONN ? -EPIPE
+                                                                                 : -errno;
+        for (;;) {
+                uint64_t now = now_usec(CLOCK_MONOTONIC);
+                struct pollfd p = { .fd = s->fd, .events = POLLIN };
+                int r;
+
+                if (now >= deadline)
+                        return -ETIME;
+                r = poll(&p, 1, (int)MIN((deadline - now + 999) / 1000, (uint64_t)INT_MAX));
+                if (r < 0 && errno != EINTR)
+                        return -errno;
+                if (r <= 0)
+                        continue;
+                n = recvmsg(s->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+                if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                        continue;
+                if (n < 0)
+                        return errno == ECONNRESET ? -ECONNRESET : -errno;
+                if (n == 0)
+                        return -ECONNRESET;
+                if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
+                        return -EBADMSG;
+                c->out[n] = '\0';
+                *ret_len = (size_t)n;
+                return 0;
+        }
+}
+
+/* The answer: "STATUS\n" then the output. The status, or -EBADMSG; *ret_out
+ * points at the output. */
+static int answer_split(char *buf, size_t len, char **ret_out)
+{
+        char *nl = memchr(buf, '\n', len);
+        unsigned status;
+
+        if (!nl || nl == buf || nl - buf > 3 || memchr(buf, '\0', len))
+                return -EBADMSG;
+        *nl = '\0';
+        if (parse_atou(buf, &status) < 0 || status > BLKID_EXIT_TRUNCATED)
+                return -EBADMSG;
+        *ret_out = nl + 1;
+        return (int)status;
+}
+
+/* Probe through this thread's server; like run_oneshot(). */
+static int run_server(struct udev_event *ev, struct probe_server *s, struct blkid_call *c,
+                      const struct blkid_opts *o, const char *devnode)
+{
+        uint64_t start = now_usec(CLOCK_MONOTONIC), deadline = probe_deadline(ev);
+        char who[PATH_MAX + 32], *out = NULL;
+        size_t len = 0;
+        int r, status;
+
+        server_reap_stuck(s, false);
+        for (unsigned attempt = 0;; attempt++) {
+                if (s->fd < 0) {
+                        r = server_start(s);
+                        if (r < 0)
+                                return log_error_errno(r, "%s: Failed to start blkid prober "
+                                                       "server %s: %m", devnode, probe_path);
+                }
+                r = server_exchange(s, c, deadline, &len);
+                if (r != -EPIPE || attempt > 0)
+                        break;
+                /* gone while idle (killed from outside): a new one for this call */
+                status = server_stop(s, true);
+                log_debug("blkid: prober server was gone (wait status 0x%x), restarting",
+                          (unsigned)status);
+        }
+        snprintf(who, sizeof(who), "server %s [%d]", probe_path, (int)s->pid);
+        if (r == -ETIME) {
+                (void)server_stop(s, true);
+                server_death(s);
+                return prober_timed_out(devnode, who, start);
+        }
+        if (r == -ECONNRESET || r == -EPIPE) {
+                status = server_stop(s, false);
+                server_death(s);
+                if (WIFSIGNALED(status))
+                        return prober_killed(devnode, who, WTERMSIG(status));
+                log_warning("%s: blkid prober %s exited with status %d without answering; no "
+                            "properties imported", devnode, who,
+                            WIFEXITED(status) ? WEXITSTATUS(status) : -1);
                 return -EIO;
         }
-        if (r == BLKID_EXIT_USAGE)
-                return log_error_errno(-EINVAL, "%s: blkid prober %s refused its command line",
-                                       devnode, probe_path);
-        if (r != BLKID_EXIT_OK && r != BLKID_EXIT_FAILED) {
-                log_warning("%s: blkid prober %s exited with status %d; no properties imported",
-                            devnode, probe_path, r);
-                return -EIO;
+        if (r < 0 || (status = answer_split(c->out, len, &out)) < 0) {
+                (void)server_stop(s, true);
+                server_death(s);
+                if (r < 0 && r != -EBADMSG)
+                        return log_error_errno(r, "%s: Failed to talk to blkid prober %s: %m",
+                                               devnode, who);
+                return log_warning_errno(-EBADMSG, "%s: blkid prober %s printed malformed "
+                                         "output; no properties imported", devnode, who);
         }
-        q = truncated ? -EBADMSG : parse_output(c);
-        if (q < 0)
-                return log_warning_errno(q, "%s: blkid prober %s printed malformed output; no "
-                                         "properties imported", devnode, probe_path);
-        return r == BLKID_EXIT_OK ? 0 : prober_failed(c, o, devnode);
+        log_debug("%s: probed by blkid prober server [%d] in %.1f ms", devnode, (int)s->pid,
+                  (double)(now_usec(CLOCK_MONOTONIC) - start) / 1e3);
+        if (++s->requests >= SERVER_REQUESTS_MAX)
+                (void)server_stop(s, false);
+        return prober_result(c, o, devnode, who, status, out, false);
+}
+
+/* Run the prober; 0 with c->rec filled (exit status 0), or -errno after
+ * logging why. The server in udevd (the exec helper is its spawner), one
+ * process per call elsewhere (udevadm) and during a crash loop. */
+static int run_prober(struct udev_event *ev, struct blkid_call *c, const struct blkid_opts *o,
+                      const char *devnode)
+{
+        struct probe_server *s;
+
+        if (!ev->spawner.spawn || ev->spawner.spawn == spawn_direct || !server_key_ok)
+                return run_oneshot(ev, c, o, devnode);
+        s = server_get();
+        if (!s)
+                return log_error_errno(-ENOMEM, "%s: blkid: %m", devnode);
+        if (s->oneshot_until != 0 && now_usec(CLOCK_MONOTONIC) < s->oneshot_until)
+                return run_oneshot(ev, c, o, devnode);
+        return run_server(ev, s, c, o, devnode);
 }
 
 /* ---------------------------------------------------------------- import */
@@ -474,7 +881,7 @@ int builtin_blkid(struct udev_event *ev, int argc, char *argv[], bool test)
         c = malloc(sizeof(*c));
         if (!c)
                 return -ENOMEM;
-        r = build_cmd(ev, devnode, &o, c->cmd, sizeof(c->cmd));
+        r = build_request(ev, devnode, &o, c);
         if (r < 0)
                 return log_debug_errno(r, "%s: Failed to prepare the blkid prober: %m", devnode);
         log_debug("Probe %s with %sraid and offset=%" PRIi64, devnode, o.noraid ? "no" : "",

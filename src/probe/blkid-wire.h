@@ -29,7 +29,18 @@
  * the device's, is a success without properties); 1 failure described by
  * .ERRNO/.STAGE; 2 bad command line. Anything else -- a signal, another
  * status, output that breaks these rules -- is a prober failure the builtin
- * reports as such. */
+ * reports as such.
+ *
+ * Server mode (`tudev-probe --server --parent=PID`, what udevd uses): one
+ * long-lived prober per udevd worker thread, talking over an AF_UNIX
+ * SOCK_SEQPACKET socket on its fd 3. A request is one datagram: the words of
+ * the command line above from "blkid" on, each ending with a NUL (at most
+ * BLKID_WIRE_REQ_MAX bytes and BLKID_WIRE_REQ_ARGS_MAX words). The answer is
+ * one datagram: the exit status in decimal and '\n' (BLKID_EXIT_TRUNCATED if
+ * the output did not fit), then the output as above (at most
+ * BLKID_WIRE_REPLY_MAX bytes in all). Requests are served one at a time, in
+ * order; the server exits at EOF. A crash or a hang costs the server (the
+ * builtin kills it and starts another for the next request). */
 
 #include <errno.h>
 #include <stdbool.h>
@@ -46,6 +57,11 @@
 #define BLKID_EXIT_OK 0
 #define BLKID_EXIT_FAILED 1
 #define BLKID_EXIT_USAGE 2
+#define BLKID_EXIT_TRUNCATED 3 /* server mode: the output did not fit */
+
+#define BLKID_WIRE_REQ_MAX 16384
+#define BLKID_WIRE_REQ_ARGS_MAX 96 /* "blkid", 6 options, 64 hints, "--", the node */
+#define BLKID_WIRE_REPLY_MAX (BLKID_WIRE_OUT_MAX + 16)
 
 static inline int blkid_wire_hexval(char c)
 {

@@ -3,10 +3,17 @@
  *
  * The blkid builtin used to run libblkid inside a udevd worker thread, where a
  * crash on a crafted filesystem image would take the whole daemon down. It
- * now runs `tudev-probe blkid ...` through the exec helper (like PROGRAM=)
- * and imports what this program prints (format: blkid-wire.h). A crash or a
- * hang here fails one builtin call of one event; udevd keeps serving. This
- * binary links only libc and libblkid.
+ * now asks this program and imports what it answers (format: blkid-wire.h).
+ * Two modes:
+ *   - server (`tudev-probe --server --parent=PID`, what udevd uses): one
+ *     process per udevd worker thread, started on its first blkid call,
+ *     serving requests on fd 3 (SOCK_SEQPACKET) until EOF. It dies with the
+ *     thread that started it (PR_SET_PDEATHSIG) and refuses to start if its
+ *     parent is not PID any more;
+ *   - one-shot (`tudev-probe blkid ...`, udevadm test-builtin, and udevd
+ *     after repeated server deaths): one probe, the lines on stdout.
+ * A crash or a hang here fails one builtin call of one event; udevd keeps
+ * serving. This binary links only libc and libblkid.
  *
  * Test-only fault triggers (for tests/integration/test_probe_isolation.py;
  * they only act when udevd itself was started with the variable, which the
@@ -28,6 +35,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -40,6 +48,7 @@
 #define FAULT_HANG_MAX_SEC 300
 
 static unsigned n_lines;
+static FILE *probe_out; /* stdout, or a request's answer buffer (server mode) */
 
 void probe_log(const char *fmt, ...)
 {
@@ -66,7 +75,7 @@ static int emit_line(const char *key, const char *value)
                 return -ENOMEM;
         if (blkid_wire_escape(value, buf, size) < 0)
                 return -ENOBUFS;
-        if (printf("%s=%s\n", key, buf) < 0)
+        if (fprintf(probe_out, "%s=%s\n", key, buf) < 0)
                 return -EIO;
         n_lines++;
         return 0;
@@ -211,9 +220,11 @@ static void usage(FILE *f)
 {
         fputs("Usage: tudev-probe blkid --devnum=MAJOR:MINOR --kind=block|char [--diskseq=N]\n"
               "                         [--offset=BYTES] [--noraid] [--hint=NAME=VALUE]...\n"
-              "                         DEVNODE\n\n"
+              "                         DEVNODE\n"
+              "       tudev-probe --server --parent=PID\n\n"
               "Probe DEVNODE with libblkid for udevd's blkid builtin and print the\n"
-              "properties as KEY=VALUE lines. Not meant to be run by hand.\n\n"
+              "properties as KEY=VALUE lines. With --server, serve such requests on fd 3\n"
+              "(a SOCK_SEQPACKET socket) until EOF. Not meant to be run by hand.\n\n"
               "Test only: TUDEV_PROBE_CRASH_ON=MAGIC / TUDEV_PROBE_HANG_ON=MAGIC make it\n"
               "crash (SIGSEGV) / hang on a device whose first bytes are MAGIC.\n", f);
 }
@@ -272,9 +283,10 @@ static int parse_blkid_argv(int argc, char *argv[], struct probe_blkid_args *a)
         bool have_devnum = false, have_kind = false;
         int c;
 
+        optind = 0; /* full reinitialisation: the server parses many command lines */
         while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
                 if (c == 'h') {
-                        usage(stdout);
+                        usage(probe_out);
                         return 0;
                 }
                 if (c == ARG_DEVNUM)
@@ -300,6 +312,7 @@ static int blkid_main(int argc, char *argv[])
         _cleanup_close_ int fd = -1;
         int r;
 
+        n_lines = 0;
         r = parse_blkid_argv(argc, argv, &a);
         if (r <= 0)
                 return r < 0 ? BLKID_EXIT_USAGE : BLKID_EXIT_OK;
@@ -318,13 +331,141 @@ static int blkid_main(int argc, char *argv[])
         return probe_blkid(&a, fd);
 }
 
+/* ---------------------------------------------------------------- server mode */
+
+#define SERVER_FD 3
+
+/* Split a request (words each ending with NUL, the first "blkid") in place.
+ * words[] has room for BLKID_WIRE_REQ_ARGS_MAX + 1. Returns the number of
+ * words or -EINVAL. */
+static int split_request(char *req, size_t len, char *words[])
+{
+        size_t pos = 0;
+        int n = 0;
+
+        if (len == 0 || req[len - 1] != '\0')
+                return -EINVAL;
+        while (pos < len) {
+                if (n >= BLKID_WIRE_REQ_ARGS_MAX)
+                        return -EINVAL;
+                words[n++] = req + pos;
+                pos += strlen(req + pos) + 1;
+        }
+        words[n] = NULL;
+        return streq(words[0], "blkid") ? n : -EINVAL;
+}
+
+/* Probe for one request; the answer (status line + output) in reply.
+ * Returns its length. */
+static size_t serve(char *req, size_t len, char *reply, size_t size)
+{
+        static char out[BLKID_WIRE_OUT_MAX + 1];
+        char *words[BLKID_WIRE_REQ_ARGS_MAX + 1];
+        long olen = 0;
+        int n, status, hl;
+        FILE *f;
+
+        f = fmemopen(out, sizeof(out), "w");
+        if (!f) {
+                probe_log("cannot buffer the answer: %s", strerrorname_np(errno) ?: "?");
+                return (size_t)snprintf(reply, size, "%d\n", BLKID_EXIT_FAILED);
+        }
+        setvbuf(f, NULL, _IONBF, 0); /* a write that does not fit fails right away */
+        probe_out = f;
+        n = split_request(req, len, words);
+        if (n < 0) {
+                probe_log("malformed request (%zu bytes)", len);
+                status = BLKID_EXIT_USAGE;
+        } else
+                status = blkid_main(n, words);
+        if (fflush(f) != 0 || ferror(f))
+                status = BLKID_EXIT_TRUNCATED;
+        else
+                olen = ftell(f);
+        fclose(f);
+        probe_out = NULL;
+        if (olen < 0 || (size_t)olen >= sizeof(out) - 1) {
+                status = BLKID_EXIT_TRUNCATED;
+                olen = 0;
+        }
+        hl = snprintf(reply, size, "%d\n", status);
+        if (status == BLKID_EXIT_TRUNCATED || (size_t)hl + (size_t)olen > size)
+                return (size_t)snprintf(reply, size, "%d\n", BLKID_EXIT_TRUNCATED);
+        memcpy(reply + hl, out, (size_t)olen);
+        return (size_t)hl + (size_t)olen;
+}
+
+/* Never outlive the thread that started us: SIGKILL when it exits, and
+ * refuse to start if `want_parent` is already gone. 0 or -1. */
+static int server_check_parent(const char *arg)
+{
+        uint64_t parent;
+
+        if (!arg || strncmp(arg, "--parent=", 9) != 0 || parse_u64(arg + 9, &parent) < 0 ||
+            parent == 0 || parent > INT32_MAX) {
+                probe_log("--server needs --parent=PID");
+                return -1;
+        }
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
+                probe_log("PR_SET_PDEATHSIG: %s", strerrorname_np(errno) ?: "?");
+                return -1;
+        }
+        if (getppid() != (pid_t)parent) {
+                probe_log("parent %" PRIu64 " is gone", parent);
+                return -1;
+        }
+        return 0;
+}
+
+static int server_main(int argc, char *argv[])
+{
+        static char req[BLKID_WIRE_REQ_MAX], reply[BLKID_WIRE_REPLY_MAX];
+        socklen_t sl = sizeof(int);
+        int type = 0;
+
+        if (argc != 3 || server_check_parent(argv[2]) < 0)
+                return BLKID_EXIT_USAGE;
+        if (getsockopt(SERVER_FD, SOL_SOCKET, SO_TYPE, &type, &sl) < 0 ||
+            type != SOCK_SEQPACKET) {
+                probe_log("fd %d is not a SOCK_SEQPACKET socket", SERVER_FD);
+                return BLKID_EXIT_USAGE;
+        }
+        (void)fcntl(SERVER_FD, F_SETFD, FD_CLOEXEC);
+        for (;;) {
+                struct iovec iov = { .iov_base = req, .iov_len = sizeof(req) };
+                struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+                ssize_t n = recvmsg(SERVER_FD, &mh, MSG_CMSG_CLOEXEC);
+                size_t len;
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return errno == ECONNRESET ? BLKID_EXIT_OK : BLKID_EXIT_FAILED;
+                if (n == 0)
+                        return BLKID_EXIT_OK; /* udevd's worker closed its end */
+                if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+                        probe_log("request too long, refused");
+                        len = (size_t)snprintf(reply, sizeof(reply), "%d\n", BLKID_EXIT_USAGE);
+                } else
+                        len = serve(req, (size_t)n, reply, sizeof(reply));
+                while (send(SERVER_FD, reply, len, MSG_NOSIGNAL) < 0) {
+                        if (errno != EINTR)
+                                return errno == EPIPE || errno == ECONNRESET ? BLKID_EXIT_OK
+                                                                             : BLKID_EXIT_FAILED;
+                }
+        }
+}
+
 int main(int argc, char *argv[])
 {
         static char outbuf[BLKID_WIRE_OUT_MAX];
         int r;
 
+        if (argc >= 2 && streq(argv[1], "--server"))
+                return server_main(argc, argv);
         /* one write at the end (the reader sees all or, after a crash, nothing) */
         setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+        probe_out = stdout;
         if (argc >= 2 && streq(argv[1], "blkid"))
                 r = blkid_main(argc - 1, argv + 1);
         else if (argc >= 2 && (streq(argv[1], "--help") || streq(argv[1], "-h"))) {

@@ -1,7 +1,9 @@
 """The blkid builtin's prober (tudev-probe) runs outside the daemon.
 
-libblkid parses untrusted on-disk data; the builtin runs it in its own
-process through the exec helper and imports the lines it prints. These tests
+libblkid parses untrusted on-disk data; the builtin asks a prober process and
+imports the lines it answers: in udevd a persistent `tudev-probe --server`
+per worker thread (reused across probes, restarted after a crash), in
+`udevadm test-builtin` one `tudev-probe blkid` process per call. These tests
 run udevd over loop devices holding images (nodes bind-mounted from a private
 devtmpfs as in test_builtins_blkid.py) and trigger "change" events:
 
@@ -12,10 +14,14 @@ devtmpfs as in test_builtins_blkid.py) and trigger "change" events:
     a parser bug. The event completes (rules after the builtin run, the
     builtin's own rule does not match), the failure is logged with the
     device and the signal, and udevd keeps serving: the next device is
-    probed normally, the control socket answers, the daemon exits cleanly;
+    probed normally by a new server (another pid), the control socket
+    answers, the daemon exits cleanly;
   * a prober that hangs (TUDEV_PROBE_HANG_ON): killed at its deadline (half
     the event timeout), the event completes before the event timeout, no
     prober process is left;
+  * the server: one process reused for consecutive probes on a worker (its
+    pid in udevd's debug log), none left once udevd has exited; a crash loop
+    falls back to one process per call;
   * real corruption (random bytes, a truncated ext4, a GPT with an absurd
     entry count and garbage entries): no crash, the event completes, and the
     properties are those `udevadm test-builtin blkid` prints (ours, and
@@ -29,6 +35,7 @@ devtmpfs as in test_builtins_blkid.py) and trigger "change" events:
 
 import itertools
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -157,7 +164,8 @@ def blkid_props(e):
     return {k: v for k, v in e.prop_list if k.startswith(("ID_FS_", "ID_PART_"))}
 
 
-def prober_pids(devnode):
+def prober_pids(word):
+    """tudev-probe processes (one-shot or server) with `word` in their argv."""
     pids = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -167,9 +175,22 @@ def prober_pids(devnode):
                 argv = f.read().split(b"\0")
         except OSError:
             continue
-        if argv and argv[0].endswith(b"tudev-probe") and devnode.encode() in argv:
+        if argv and argv[0].endswith(b"tudev-probe") and word.encode() in argv:
             pids.append(int(pid))
     return pids
+
+
+def server_pids(d):
+    """Live prober servers of udevd `d`."""
+    return prober_pids("--parent=%d" % d.proc.pid)
+
+
+SERVED_RE = re.compile(r"(\S+): probed by blkid prober server \[(\d+)\]")
+
+
+def served_by(log, devnode):
+    """Pids of the servers that answered for `devnode`, in log order."""
+    return [int(m.group(2)) for m in SERVED_RE.finditer(log) if m.group(1) == devnode]
 
 
 def test_prober_crash_leaves_udevd_serving(loopdevs, daemon, udev_mon):
@@ -181,12 +202,19 @@ def test_prober_crash_leaves_udevd_serving(loopdevs, daemon, udev_mon):
     log = d.log()
     assert "/dev/%s: blkid prober" % crash in log and "killed by signal SIGSEGV" in log, \
         d.log_tail()
+    crashed = [int(p) for p in re.findall(r"blkid prober server \S+ \[(\d+)\] was killed "
+                                          r"by signal SIGSEGV", log)]
+    assert len(crashed) == 1, d.log_tail()
     assert d.alive()
-    # still serving: the next device is probed, the control socket answers
+    # still serving: the next device is probed (by a new server), the
+    # control socket answers
     e = change(udev_mon, good)
     assert e.props.get("BLKID_OK") == "1", e.props
     assert e.props.get("ID_FS_TYPE") == "ext4" and e.props.get("ID_FS_LABEL") == "isogood", \
         e.props
+    served = served_by(d.log(), "/dev/" + good)
+    assert served and served[-1] != crashed[0], (served, crashed)
+    assert crashed[0] not in server_pids(d)
     # and the crashing device again (a second crash, same outcome)
     e = change(udev_mon, crash)
     assert e.props.get("AFTER_BLKID") == "1" and "BLKID_OK" not in e.props, e.props
@@ -208,9 +236,70 @@ def test_prober_hang_is_killed(loopdevs, daemon, udev_mon):
     log = d.log()
     assert "/dev/%s: blkid prober" % hang in log and "was killed" in log, d.log_tail()
     assert "finished after the event timeout" not in log
-    assert wait_until(lambda: not prober_pids("/dev/" + hang), 10), \
-        "prober still running: %s" % prober_pids("/dev/" + hang)
+    killed = re.findall(r"blkid prober server \S+ \[(\d+)\] timed out", log)
+    assert len(killed) == 1, d.log_tail()
+    assert int(killed[0]) not in server_pids(d)
     assert d.alive() and ctrl_ping()
+
+
+def test_server_reused_and_gone_with_udevd(loopdevs, daemon, udev_mon):
+    """One worker: consecutive probes are answered by the same server
+    process; after udevd has exited no prober of it is left."""
+    d = daemon(RULES, "--children-max=1")
+    good, gpt = loopdevs["good"], loopdevs["bogus-gpt"]
+    for name in (good, gpt, good, good):
+        e = change(udev_mon, name)
+        assert e.props.get("AFTER_BLKID") == "1", e.props
+    log = d.log()
+    pids = served_by(log, "/dev/" + good) + served_by(log, "/dev/" + gpt)
+    assert len(pids) == 4 and len(set(pids)) == 1, (pids, d.log_tail())
+    assert len(re.findall(r"blkid: prober server \S+ \[\d+\] started", log)) == 1, \
+        d.log_tail()
+    assert server_pids(d) == pids[:1]
+    udevd_pid = d.proc.pid
+    d.stop()
+    assert wait_until(lambda: not prober_pids("--parent=%d" % udevd_pid), 10), \
+        prober_pids("--parent=%d" % udevd_pid)
+    # killed from outside while idle: the next probe starts a new server
+    d = daemon(RULES, "--children-max=1")
+    change(udev_mon, good)
+    first = served_by(d.log(), "/dev/" + good)
+    assert len(first) == 1, d.log_tail()
+    os.kill(first[0], 9)
+    e = change(udev_mon, good)
+    assert e.props.get("ID_FS_LABEL") == "isogood", e.props
+    again = served_by(d.log(), "/dev/" + good)
+    assert len(again) == 2 and again[1] != first[0], (again, d.log_tail())
+
+
+def test_crash_loop_falls_back(loopdevs, daemon, udev_mon):
+    """Servers dying one after the other: each crash fails its own call
+    only; after a few the worker probes with one process per call (no
+    restart storm), good devices are still probed."""
+    d = daemon(RULES, "--children-max=1")
+    crash, good = loopdevs["crash"], loopdevs["good"]
+    for _ in range(6):
+        e = change(udev_mon, crash)
+        assert e.props.get("AFTER_BLKID") == "1" and "BLKID_OK" not in e.props, e.props
+    log = d.log()
+    assert log.count("killed by signal SIGSEGV") == 6, d.log_tail()
+    assert "one prober process per call" in log, d.log_tail()
+    assert len(re.findall(r"blkid: prober server \S+ \[\d+\] started", log)) == 5, \
+        d.log_tail()
+    e = change(udev_mon, good)
+    assert e.props.get("ID_FS_LABEL") == "isogood", e.props
+    assert d.alive() and ctrl_ping()
+
+
+def test_test_builtin_one_shot(loopdevs):
+    """`udevadm test-builtin blkid` runs one `tudev-probe blkid` process (no
+    server), and it still works."""
+    name = loopdevs["good"]
+    rc, out, err = sd_compare.run_cases(sd_compare.our_udevadm(),
+                                        [("blkid", "/sys/class/block/" + name)])[0]
+    assert rc == 0, err[-2000:]
+    assert "ID_FS_LABEL=isogood" in out.splitlines(), out
+    assert "prober server" not in err, err[-2000:]
 
 
 def test_real_corruption(loopdevs, daemon, udev_mon):
@@ -342,11 +431,15 @@ def test_probe_cost(loopdevs, daemon, udev_mon):
         e = change(udev_mon, loopdevs["good"])
         assert e.props.get("ID_FS_LABEL") == "isogood", e.props
         with_blkid = latencies(kernel_mon, udev_mon, loopdevs["good"], PROBES)
+        log = d.log()
     finally:
         kernel_mon.close()
     mb, mp = statistics.median(base), statistics.median(with_blkid)
+    rt = [float(x) for x in re.findall(r"probed by blkid prober server \[\d+\] in ([0-9.]+) ms",
+                                       log)]
     print("\nchange events on a loop device with ext4, %d each: median %.2f ms without "
-          "blkid, %.2f ms with blkid (prober process); p90 %.2f ms"
-          % (PROBES, mb * 1e3, mp * 1e3,
-             sorted(with_blkid)[int(len(with_blkid) * 0.9) - 1] * 1e3))
+          "blkid, %.2f ms with blkid (prober server); p90 %.2f ms; probe round trip median "
+          "%.2f ms" % (PROBES, mb * 1e3, mp * 1e3,
+                       sorted(with_blkid)[int(len(with_blkid) * 0.9) - 1] * 1e3,
+                       statistics.median(rt) if rt else -1))
     assert mp < (0.5 if PLAIN else 10.0), with_blkid
