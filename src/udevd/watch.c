@@ -177,11 +177,18 @@ int watch_begin(struct watch *w, const char *id, const char *devnode)
 
 int watch_end(struct watch *w, const char *id)
 {
+        char path[WATCH_PATH_MAX + UEVENT_ID_MAX + 1], wd_str[WATCH_WD_MAX];
         _cleanup_close_ int dirfd = -1;
         int r;
 
         if (!w || !id || !valid_id(id))
                 return -EINVAL;
+        /* Every event of a device with a node comes here: most have no watch,
+         * find that out without the lock. (The record of `id` only changes
+         * under events of that device, which never run concurrently.) */
+        snprintf(path, sizeof(path), "%s/%s", w->dir, id);
+        if (readlink(path, wd_str, sizeof(wd_str)) < 0 && errno == ENOENT)
+                return 0;
         pthread_mutex_lock(&w->lock);
         dirfd = open_dir(w->dir);
         r = dirfd == -ENOENT ? 0 : dirfd < 0 ? dirfd : clear_locked(w, dirfd, id);

@@ -80,7 +80,7 @@ def test_close_after_write_synthesizes_change(tmp_path, udevd_factory, loops, ud
     assert kev[0].props.get("SYNTH_UUID") == "0"
     ev = wait_udev(udev_mon, path, "change", mark)
     assert ev.props.get("SYNTH_UUID") == "0"
-    assert synthesized(d, log_at) == [path]
+    assert wait_until(lambda: synthesized(d, log_at) == [path], 5)
     # the synthesized event set the watch again: a second close works too
     assert wait_until(lambda: watch_record("7:%d" % idx) is not None, 5)
     mark, log_at = udev_mon.mark(), d.log_size()
@@ -181,7 +181,7 @@ def test_restart_restores_watches(tmp_path, udevd_factory, loops, udev_mon, udev
     close_after_write(node)
     ev = wait_udev(udev_mon, path, "change", mark)
     assert ev.props.get("SYNTH_UUID") == "0"
-    assert synthesized(d, 0) == [path]
+    assert wait_until(lambda: synthesized(d, 0) == [path], 5)
     assert ev.props.get("TUDEV_SEEN") == "1"
     assert watch_record("7:%d" % idx) is None
 
@@ -217,7 +217,8 @@ def test_partitioned_disk(tmp_path, udevd_factory, loops, udev_mon, kernel_mon):
             for p in (pl.devpath, pl.part_devpath):
                 got = kernel_mon.wait_for(is_event(p, "change"), since=kmark, timeout=10)
                 assert got and got[0].props.get("SYNTH_UUID") == "0", p
-            assert synthesized(d, log_at) == [pl.devpath, pl.part_devpath]
+            assert wait_until(lambda: synthesized(d, log_at) == [pl.devpath, pl.part_devpath],
+                              5), synthesized(d, log_at)
             assert kernel_mon.matching(is_event(pl.part_devpath, "remove"), since=kmark) == []
         finally:
             os.close(holder)
