@@ -51,6 +51,9 @@ def test_differential(tmp_path):
                        timeout=400)
     print(r.stdout)
     print(r.stderr[-4000:])
+    if r.returncode == 3:
+        pytest.skip("inconclusive: other activity on this machine flooded the daemon with "
+                    "events (%s)" % r.stderr.strip().splitlines()[-1])
     assert r.returncode == 0, "differences or a failed run:\n%s\n%s" % (r.stdout, r.stderr[-4000:])
     with open(out) as f:
         doc = json.load(f)
