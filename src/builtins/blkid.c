@@ -1,19 +1,21 @@
-/* threads: any (one prober process per call; the lookup of the prober is done once) */
+/* threads: any (each worker thread has its own prober server, _Thread_local) */
 /* blkid: filesystem, partition table and partition entry properties
  * (../shared/docs/builtins.md §6), as systemd 252's builtin: ID_FS_*,
  * ID_PART_TABLE_*, ID_PART_ENTRY_*, ID_PART_GPT_AUTO_ROOT[_UUID]; options
  * --offset=BYTES (-o), --hint=NAME=VALUE (-H), --noraid (-R).
  *
  * libblkid parses untrusted on-disk data, so it does not run in the daemon:
- * this builtin runs `tudev-probe blkid ...` (src/probe/) through the event's
- * program spawner -- in udevd the exec helper, as for PROGRAM= -- and
- * imports the KEY=VALUE lines it prints after checking them (format and
- * limits: probe/blkid-wire.h). A prober that crashes, hangs past its
- * deadline or prints something else fails this builtin call only (logged as
- * a warning with the device and the signal); the event goes on. What stays
- * here: the options, the device's identity for the prober to check its node
- * against (device number, kind, DISKSEQ), the boot loader's EFI variable
- * for ID_PART_GPT_AUTO_ROOT_UUID, and ID_PART_GPT_AUTO_ROOT.
+ * this builtin asks tudev-probe (src/probe/) and imports the KEY=VALUE lines
+ * it answers after checking them (format and limits: probe/blkid-wire.h).
+ * In udevd each worker thread has its own persistent prober server (see
+ * "the prober server" below); udevadm, and a worker whose servers keep
+ * dying, run one `tudev-probe blkid ...` per call through the event's
+ * program spawner (the exec helper in udevd). A prober that crashes, hangs
+ * past its deadline or answers something else fails this builtin call only
+ * (logged as a warning with the device and the signal); the event goes on.
+ * What stays here: the options, the device's identity for the prober to
+ * check its node against (device number, kind, DISKSEQ), the boot loader's
+ * EFI variable for ID_PART_GPT_AUTO_ROOT_UUID, and ID_PART_GPT_AUTO_ROOT.
  *
  * The prober: `tudev-probe` beside the running binary (udevd and udevadm in
  * the build directory), else TUDEV_PROBE_PATH ($(libexecdir)/tudev/). Its

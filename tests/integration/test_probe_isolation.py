@@ -266,6 +266,7 @@ def test_server_reused_and_gone_with_udevd(loopdevs, daemon, udev_mon):
     first = served_by(d.log(), "/dev/" + good)
     assert len(first) == 1, d.log_tail()
     os.kill(first[0], 9)
+    assert wait_until(lambda: first[0] not in server_pids(d), 10)   # dead (zombie) or reaped
     e = change(udev_mon, good)
     assert e.props.get("ID_FS_LABEL") == "isogood", e.props
     again = served_by(d.log(), "/dev/" + good)
