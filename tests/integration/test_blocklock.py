@@ -7,12 +7,14 @@ order. Remove events take no lock."""
 
 import fcntl
 import os
+import signal
 import subprocess
 import time
 
 import pytest
 
 from blocklib import PartitionedLoop, add_loop, write_rules, write_uevent
+from tudevlib import CTRL_EXIT, ctrl_message, ctrl_request, wait_until
 
 RULES = 'SUBSYSTEM=="block", KERNEL=="loop%d|loop%dp*|loop%d", ENV{TUDEV_LOCKTEST}="1"\n'
 
@@ -138,3 +140,31 @@ def test_remove_is_not_locked(tmp_path, udevd_factory, loops, udev_mon):
     finally:
         locker.release()
     wait_udev(udev_mon, path, "add", mark, timeout=10)
+
+
+@pytest.mark.parametrize("how", ["sigterm", "control-exit"])
+def test_exit_while_waiting_for_a_lock(tmp_path, udevd_factory, loops, udev_mon, how):
+    """An event waiting for a lock does not hold up the exit: SIGTERM drops it
+    with the other queued events, a control exit (which drains the queue)
+    gives it up at its next retry."""
+    rdir = tmp_path / "rules"
+    idx, path, node = add_loop(loops)
+    write_rules(rdir, RULES % (idx, idx, idx))
+    d = start(udevd_factory, rdir)
+    locker = Locker(node)
+    try:
+        log_at = d.log_size()
+        write_uevent(path, "change")
+        assert wait_until(lambda: "locked by another process" in d.log_since(log_at), 10)
+        t0 = time.monotonic()
+        if how == "sigterm":
+            d.signal(signal.SIGTERM)
+        else:
+            assert ctrl_request([ctrl_message(CTRL_EXIT)], timeout=10)
+        d.wait_exit(timeout=20)
+        assert time.monotonic() - t0 < 10
+        d.check_clean_exit()
+        if how == "control-exit":
+            assert "dropping the event at exit" in d.log_since(log_at)
+    finally:
+        locker.release()
