@@ -1,5 +1,6 @@
 /* threads: test (single-threaded) */
 #include <errno.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,63 @@ static void check_invariants(const struct uevent *ev)
                 ASSERT_TRUE(ev->props[i].value >= lo && ev->props[i].value < hi);
                 ASSERT_TRUE(strchr(ev->props[i].value, '\n') == NULL);
         }
+        /* one block: header, index, payload, id, devnode */
+        ASSERT_TRUE(ev->buf >= (const char *)(ev->props + ev->n_props));
+        ASSERT_TRUE(ev->buf <= (const char *)(ev->props + UEVENT_PROPS_MAX));
+        ASSERT_EQ((size_t)(ev->buf - (const char *)ev->props) % sizeof(ev->props[0]), 0);
+        ASSERT_TRUE(ev->id == ev->buf + ev->buf_len);
+        ASSERT_TRUE(!ev->devnode[0] || ev->devnode == ev->id + strlen(ev->id) + 1);
+}
+
+/* Bytes the record needs: header, one index slot per string after the
+ * "ACTION@DEVPATH" header, payload, id, devnode. */
+static size_t expected_size(const struct uevent *ev, size_t n_strings)
+{
+        return sizeof(*ev) + n_strings * sizeof(ev->props[0]) + ev->buf_len + strlen(ev->id) + 1 +
+               (ev->devnode[0] ? strlen(ev->devnode) + 1 : 0);
+}
+
+static void check_size(const char *const *parts, size_t max)
+{
+        _cleanup_(uevent_freep) struct uevent *ev = NULL;
+        size_t n = 0, want;
+
+        while (parts[n + 1])
+                n++;
+        ASSERT_EQ(parse_parts(parts, &ev), 0);
+        check_invariants(ev);
+        ASSERT_TRUE(ev->buf == (const char *)(ev->props + n));
+        want = expected_size(ev, n);
+        ASSERT_TRUE(malloc_usable_size(ev) >= want);
+        ASSERT_TRUE(malloc_usable_size(ev) < want + 64);
+        ASSERT_TRUE(want <= max);
+}
+
+/* Records are sized to their message (about twice the payload), not to the
+ * limits (UEVENT_PROPS_MAX slots, UEVENT_BUFFER_MAX). */
+static void test_compact(void)
+{
+        check_size(PARTS("add@/devices/virtual/net/veth0", "ACTION=add",
+                         "DEVPATH=/devices/virtual/net/veth0", "SUBSYSTEM=net", "INTERFACE=veth0",
+                         "IFINDEX=12", "SEQNUM=5000"),
+                   500);
+        check_size(PARTS("add@/devices/virtual/block/loop7", "ACTION=add",
+                         "DEVPATH=/devices/virtual/block/loop7", "SUBSYSTEM=block", "MAJOR=7",
+                         "MINOR=7", "DEVNAME=loop7", "DEVTYPE=disk", "DISKSEQ=31",
+                         "SEQNUM=5001"),
+                   600);
+#define SDA1 "/devices/pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0/block/sda/sda1"
+        check_size(PARTS("add@" SDA1, "ACTION=add", "DEVPATH=" SDA1,
+                         "SUBSYSTEM=block", "MAJOR=8", "MINOR=1", "DEVNAME=sda1",
+                         "DEVTYPE=partition", "DISKSEQ=1", "PARTN=1",
+                         "PARTNAME=EFI System Partition", "SEQNUM=2210"),
+                   800);
+#undef SDA1
+        /* a repeated key still takes a slot of its own */
+        check_size(PARTS("change@/devices/virtual/net/veth0", "ACTION=change",
+                         "DEVPATH=/devices/virtual/net/veth0", "SUBSYSTEM=net", "FOO=1", "FOO=2",
+                         "IFINDEX=12", "SEQNUM=5002"),
+                   600);
 }
 
 static void test_actions(void)
@@ -652,6 +710,7 @@ int main(void)
         TEST_RUN(test_devname_absolute);
         TEST_RUN(test_duplicates);
         TEST_RUN(test_limits);
+        TEST_RUN(test_compact);
         TEST_RUN(test_rejects_properties);
         TEST_RUN(test_rejects_structure);
         TEST_RUN(test_accepts_odd_but_valid);

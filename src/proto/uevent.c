@@ -1,6 +1,7 @@
 /* threads: any (pure functions; a parsed record is immutable) */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,12 @@
 #include "shared/macro.h"
 
 #define DEVICE_ID_NAME_MAX 255 /* the id is a file name (NAME_MAX) */
+
+/* The strings derived while parsing, before they move into the record's tail. */
+struct uevent_derived {
+        char id[DEVICE_ID_NAME_MAX + 1];
+        char devnode[UEVENT_DEVNODE_MAX]; /* "" if no DEVNAME */
+};
 
 static const char *const action_table[_UEVENT_ACTION_MAX] = {
         [UEVENT_ACTION_ADD] = "add",       [UEVENT_ACTION_REMOVE] = "remove",
@@ -256,7 +263,7 @@ static int split_properties(struct uevent *ev, size_t start)
 }
 
 /* "/dev/" + DEVNAME, or DEVNAME itself if it is already "/dev/...". */
-static int build_devnode(struct uevent *ev, const char *devname)
+static int build_devnode(struct uevent_derived *d, const char *devname)
 {
         const char *rel = devname;
         int n;
@@ -268,8 +275,8 @@ static int build_devnode(struct uevent *ev, const char *devname)
         }
         if (!relpath_is_safe(rel))
                 return -EBADMSG;
-        n = snprintf(ev->devnode, sizeof(ev->devnode), "/dev/%s", rel);
-        if (n < 0 || (size_t)n >= sizeof(ev->devnode))
+        n = snprintf(d->devnode, sizeof(d->devnode), "/dev/%s", rel);
+        if (n < 0 || (size_t)n >= sizeof(d->devnode))
                 return -E2BIG;
         return 0;
 }
@@ -343,7 +350,8 @@ static int resolve_identity(struct uevent *ev, const char *hdr, size_t action_le
         return 0;
 }
 
-static int resolve_fields(struct uevent *ev, const char *hdr, size_t action_len)
+static int resolve_fields(struct uevent *ev, const char *hdr, size_t action_len,
+                          struct uevent_derived *d)
 {
         const char *devname;
         int r;
@@ -368,12 +376,12 @@ static int resolve_fields(struct uevent *ev, const char *hdr, size_t action_len)
 
         devname = uevent_get(ev, "DEVNAME");
         if (devname) {
-                r = build_devnode(ev, devname);
+                r = build_devnode(d, devname);
                 if (r < 0)
                         return r;
         }
 
-        r = device_id_format(ev->id, sizeof(ev->id), ev->subsystem, ev->devpath, ev->major,
+        r = device_id_format(d->id, sizeof(d->id), ev->subsystem, ev->devpath, ev->major,
                              ev->minor, ev->ifindex);
         if (r == -ENAMETOOLONG)
                 return -E2BIG;
@@ -392,9 +400,59 @@ static int check_header(const char *hdr)
         return (int)(at - hdr);
 }
 
+/* Number of strings after the header (data[len - 1] is NUL): the slots of the
+ * property index, capped at UEVENT_PROPS_MAX (add_property() rejects more). */
+static size_t count_strings(const char *data, size_t len, size_t start)
+{
+        size_t n = 0;
+
+        for (size_t pos = start; pos < len && n < UEVENT_PROPS_MAX; n++)
+                pos += strlen(data + pos) + 1;
+        return n;
+}
+
+static const char *rebase(const char *p, uintptr_t from, char *to)
+{
+        return p ? to + ((uintptr_t)p - from) : NULL;
+}
+
+/* Grow the record by the derived strings (id, devnode) and point at them. The
+ * block may move: every pointer into it is rebased. Frees ev on failure. */
+static struct uevent *append_derived(struct uevent *ev, size_t size, const struct uevent_derived *d)
+{
+        size_t id_len = strlen(d->id) + 1, node_len = d->devnode[0] ? strlen(d->devnode) + 1 : 0;
+        uintptr_t from = (uintptr_t)ev;
+        struct uevent *n = realloc(ev, size + id_len + node_len);
+        char *tail;
+
+        if (!n) {
+                free(ev);
+                return NULL;
+        }
+        if ((uintptr_t)n != from) {
+                n->devpath = rebase(n->devpath, from, (char *)n);
+                n->devpath_old = rebase(n->devpath_old, from, (char *)n);
+                n->subsystem = rebase(n->subsystem, from, (char *)n);
+                n->devtype = rebase(n->devtype, from, (char *)n);
+                n->driver = rebase(n->driver, from, (char *)n);
+                n->sysname = rebase(n->sysname, from, (char *)n);
+                n->buf = (char *)n + ((uintptr_t)n->buf - from);
+                for (size_t i = 0; i < n->n_props; i++) {
+                        n->props[i].key = rebase(n->props[i].key, from, (char *)n);
+                        n->props[i].value = rebase(n->props[i].value, from, (char *)n);
+                }
+        }
+        tail = (char *)n + size;
+        n->id = memcpy(tail, d->id, id_len);
+        n->devnode = node_len > 0 ? memcpy(tail + id_len, d->devnode, node_len) : "";
+        return n;
+}
+
 int uevent_parse_kernel(const void *data, size_t len, uint64_t recv_usec, struct uevent **ret)
 {
         _cleanup_(uevent_freep) struct uevent *ev = NULL;
+        struct uevent_derived derived = {};
+        size_t n_slots, size;
         int action_len, r;
 
         if (!ret)
@@ -406,9 +464,13 @@ int uevent_parse_kernel(const void *data, size_t len, uint64_t recv_usec, struct
         if (((const char *)data)[len - 1] != '\0')
                 return -EBADMSG;
 
-        ev = calloc(1, sizeof(*ev) + len);
+        /* [struct uevent][props: n_slots][payload: len][id][devnode] */
+        n_slots = count_strings(data, len, strlen(data) + 1);
+        size = sizeof(*ev) + n_slots * sizeof(ev->props[0]) + len;
+        ev = calloc(1, size);
         if (!ev)
                 return -ENOMEM;
+        ev->buf = (char *)(ev->props + n_slots);
         memcpy(ev->buf, data, len);
         ev->buf_len = len;
         ev->recv_usec = recv_usec;
@@ -419,13 +481,13 @@ int uevent_parse_kernel(const void *data, size_t len, uint64_t recv_usec, struct
 
         r = split_properties(ev, strlen(ev->buf) + 1);
         if (r == 0)
-                r = resolve_fields(ev, ev->buf, (size_t)action_len);
+                r = resolve_fields(ev, ev->buf, (size_t)action_len, &derived);
         if (r < 0) {
                 log_debug("uevent: dropping malformed %s message (%zu bytes)",
                           r == -E2BIG ? "oversized" : "kernel", len);
                 return r;
         }
 
-        *ret = TAKE_PTR(ev);
-        return 0;
+        *ret = append_derived(TAKE_PTR(ev), size, &derived);
+        return *ret ? 0 : -ENOMEM;
 }

@@ -3,10 +3,13 @@
 /* Kernel uevent records.
  *
  * The netlink listener turns each datagram from NETLINK_KOBJECT_UEVENT group 1
- * into one `struct uevent`: a single heap block holding a private copy of the
- * payload plus an index of its properties. After uevent_parse_kernel() returns
- * the record is never modified; the event queue owns it and a worker borrows it.
- * It is never a libudev object.
+ * into one `struct uevent`: a single heap block sized to the message, holding
+ * the header, the property index (one slot per string of the message), a
+ * private copy of the payload and the derived id/devnode strings; every pointer
+ * in the record points into that block (or to a static ""). A 300-byte uevent
+ * takes about 600 bytes. After uevent_parse_kernel() returns the record is
+ * never modified; the event queue owns it and a worker borrows it. It is never
+ * a libudev object.
  *
  * Kernel datagram: "ACTION@DEVPATH\0" then "KEY=VALUE\0" pairs (see
  * ../shared/docs/event-processing.md §2). */
@@ -18,8 +21,8 @@
 
 #define UEVENT_BUFFER_MAX 8192 /* largest datagram accepted (kernel: 2048 + header) */
 #define UEVENT_PROPS_MAX 128   /* kernel's UEVENT_NUM_ENVP is 64 */
-#define UEVENT_ID_MAX 512      /* "+subsystem:sysname" */
-#define UEVENT_DEVNODE_MAX 512 /* "/dev/..." */
+#define UEVENT_ID_MAX 512      /* buffer for an id, "+subsystem:sysname" (at most 255 used) */
+#define UEVENT_DEVNODE_MAX 512 /* longest devnode accepted, NUL included: "/dev/..." */
 
 enum uevent_action {
         UEVENT_ACTION_ADD,
@@ -45,6 +48,7 @@ struct uevent_prop {
 struct uevent {
         uint64_t seqnum;            /* > 0 */
         enum uevent_action action;
+        int ifindex;                /* 0: none */
         uint64_t recv_usec;         /* CLOCK_MONOTONIC µs at reception */
         const char *devpath;        /* "/devices/..." (never NULL) */
         const char *devpath_old;    /* DEVPATH_OLD or NULL */
@@ -53,13 +57,13 @@ struct uevent {
         const char *driver;         /* or NULL */
         const char *sysname;        /* last component of devpath (points into buf) */
         unsigned major, minor;      /* major 0: no device number */
-        int ifindex;                /* 0: none */
-        char id[UEVENT_ID_MAX];     /* database id: "b8:0", "c13:64", "n3", "+pci:0000:00:1f.2"; "" if none */
-        char devnode[UEVENT_DEVNODE_MAX]; /* absolute "/dev/sdb" or "" */
-        size_t n_props;
-        struct uevent_prop props[UEVENT_PROPS_MAX]; /* in kernel order, DEVNAME still relative */
+        const char *id;             /* database id: "b8:0", "c13:64", "n3", "+pci:0000:00:1f.2";
+                                     * never NULL nor "" in a parsed record */
+        const char *devnode;        /* absolute "/dev/sdb", or "" (never NULL) */
+        char *buf;                  /* private copy of the payload (buf_len bytes) */
         size_t buf_len;
-        char buf[]; /* private copy of the payload */
+        size_t n_props;
+        struct uevent_prop props[]; /* n_props used, in kernel order, DEVNAME still relative */
 };
 
 /* Parse one kernel-format datagram (`len` bytes at `data`). Validates: NUL

@@ -1386,8 +1386,8 @@ static void *s_pusher(void *userdata)
                         batch[m] = mk(n + 1, e->old >= 0 ? "move" : "change",
                                       s_paths[e->path], subsystem, extra[0], extra[1],
                                       extra[2], extra[3], extra[4], NULL);
-                        memcpy(e->id, batch[m]->id, sizeof(e->id));
-                        memcpy(e->devnode, batch[m]->devnode, sizeof(e->devnode));
+                        snprintf(e->id, sizeof(e->id), "%s", batch[m]->id);
+                        snprintf(e->devnode, sizeof(e->devnode), "%s", batch[m]->devnode);
                 }
                 ASSERT_EQ(event_queue_push(s->q, batch, m), 0);
         }

@@ -107,12 +107,13 @@ static void check_record(const struct uevent *ev)
         CHECK(uevent_get(ev, "DEVPATH_OLD") == ev->devpath_old);
         CHECK(streq(uevent_get(ev, "ACTION"), uevent_action_to_string(ev->action)));
 
-        CHECK(memchr(ev->id, '\0', sizeof(ev->id)) && strlen(ev->id) <= 255);
+        /* the derived strings follow the payload in the same block */
+        CHECK(ev->id == ev->buf + ev->buf_len && strlen(ev->id) <= 255);
         CHECK(device_id_format(id, sizeof(id), ev->subsystem, ev->devpath, ev->major, ev->minor,
                                ev->ifindex) == 0);
         CHECK(streq(id, ev->id) && !strchr(id, '/'));
 
-        CHECK(memchr(ev->devnode, '\0', sizeof(ev->devnode)));
+        CHECK(!ev->devnode[0] || ev->devnode == ev->id + strlen(ev->id) + 1);
         if (uevent_get(ev, "DEVNAME")) {
                 CHECK(strneq(ev->devnode, "/dev/", 5) && ev->devnode[5]);
                 CHECK(!strstr(ev->devnode, "/../") && !strstr(ev->devnode, "/./") &&
