@@ -33,7 +33,14 @@ struct listener {
         _Atomic uint64_t sync_requested;
         _Atomic uint64_t sync_done;
         _Atomic uint64_t n_received, n_forged, n_malformed, n_enobufs, n_lost, last_seqnum;
-        bool loss_pending; /* listener thread only: an overrun happened, gap not yet reported */
+        /* listener thread only: the loss window of an overrun (see count_loss) */
+        struct {
+                bool open;
+                bool drained;     /* the socket ran empty since the overrun */
+                uint64_t first;   /* first missing SEQNUM, 0 = none yet */
+                uint64_t last;    /* last missing SEQNUM */
+                uint64_t count;   /* missing SEQNUMs in the window */
+        } loss;
 
         /* receive buffers, used only by the listener thread */
         struct mmsghdr msgs[LISTENER_BATCH];
@@ -140,33 +147,44 @@ static void handle_enobufs(struct listener *l)
 {
         uint64_t n = atomic_fetch_add(&l->n_enobufs, 1) + 1;
 
-        l->loss_pending = true;
+        if (!l->loss.open)
+                l->loss.first = l->loss.last = l->loss.count = 0;
+        l->loss.open = true;
+        l->loss.drained = false;
 
         log_error("Kernel uevent receive buffer overrun (#%llu, last SEQNUM received %llu): "
                   "uevents were lost; the next SEQNUM gap bounds the loss",
                   (unsigned long long)n, (unsigned long long)atomic_load(&l->last_seqnum));
 }
 
-/* After an overrun, the datagrams still queued in the socket are contiguous
- * (the kernel drops what does not fit): the first SEQNUM gap that follows
- * bounds the loss. Count and log it; false while there is no gap yet. */
-static bool report_loss(struct listener *l, uint64_t seqnum)
+/* After an overrun the kernel keeps delivering what still fits, so the
+ * datagrams queued in the socket may have holes, and everything after the
+ * last of them may be gone: every SEQNUM gap from the overrun until the first
+ * datagram received after the socket ran empty counts as lost (an upper
+ * bound: net events of other network namespaces take SEQNUMs too). */
+static void count_loss(struct listener *l, uint64_t seqnum)
 {
         uint64_t last = atomic_load(&l->last_seqnum);
 
-        if (last == 0) {
-                log_error("Uevents lost in the overrun before SEQNUM %llu: their number is "
-                          "unknown", (unsigned long long)seqnum);
-                return true;
+        if (last > 0 && seqnum > last + 1) {
+                uint64_t gap = seqnum - last - 1;
+                if (l->loss.first == 0)
+                        l->loss.first = last + 1;
+                l->loss.last = seqnum - 1;
+                l->loss.count += gap;
+                atomic_fetch_add(&l->n_lost, gap);
         }
-        if (seqnum <= last + 1)
-                return false;
-        atomic_fetch_add(&l->n_lost, seqnum - last - 1);
-        log_error("Uevents lost in the overrun: SEQNUM %llu..%llu, %llu at most (gaps in that "
-                  "range may also be events of other network namespaces)",
-                  (unsigned long long)last + 1, (unsigned long long)seqnum - 1,
-                  (unsigned long long)(seqnum - last - 1));
-        return true;
+        if (!l->loss.drained)
+                return;
+        l->loss.open = false;
+        if (l->loss.count > 0)
+                log_error("Uevents lost in the overrun: %llu at most, SEQNUM %llu..%llu (gaps in "
+                          "that range may also be events of other network namespaces)",
+                          (unsigned long long)l->loss.count, (unsigned long long)l->loss.first,
+                          (unsigned long long)l->loss.last);
+        else
+                log_error("Uevents lost in the overrun: no SEQNUM gap seen%s",
+                          last == 0 ? " (nothing was received before it)" : "");
 }
 
 /* Receive everything available (one or more recvmmsg rounds) and push it.
@@ -190,6 +208,8 @@ static int receive_batch(struct listener *l)
         }
         n = recvmmsg(l->nl_fd, l->msgs, LISTENER_BATCH, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, NULL);
         if (n < 0) {
+                if (errno == EAGAIN && l->loss.open)
+                        l->loss.drained = true;
                 if (errno == EAGAIN || errno == EINTR)
                         return 0;
                 if (errno == ENOBUFS) {
@@ -225,13 +245,15 @@ static int receive_batch(struct listener *l)
                                         len, r == -E2BIG ? "too large" : "bad format");
                         continue;
                 }
-                if (l->loss_pending && report_loss(l, ev->seqnum))
-                        l->loss_pending = false;
+                if (l->loss.open)
+                        count_loss(l, ev->seqnum);
                 atomic_store(&l->last_seqnum, ev->seqnum);
                 log_debug("SEQNUM=%llu %s %s (%s) queued", (unsigned long long)ev->seqnum,
                           uevent_action_to_string(ev->action), ev->devpath, ev->subsystem);
                 evs[n_evs++] = ev;
         }
+        if (n < LISTENER_BATCH && l->loss.open)
+                l->loss.drained = true; /* a short batch: the socket ran empty */
         if (n_evs > 0) {
                 if (l->known)
                         known_devices_note(l->known, evs, n_evs);
