@@ -508,7 +508,8 @@ static int setup_timer(struct manager *m)
 int manager_new(const struct udevd_settings *settings, const struct manager_options *opts,
                 struct manager **ret)
 {
-        const struct device_roots roots = { .sys = "/sys", .dev = "/dev", .run = settings->run_dir };
+        const struct device_roots roots = { .sys = "/sys", .dev = "/dev",
+                                            .run = settings->run_dir };
         struct manager *m;
         int r;
 

@@ -253,8 +253,8 @@ static int write_add(int dfd, const char *devpath)
         _cleanup_close_ int fd = openat(dfd, "uevent", O_WRONLY | O_CLOEXEC);
 
         if (fd < 0 || write(fd, "add", 3) != 3)
-                return log_warning_errno(errno, "%s: failed to write \"add\" to its uevent file: %m",
-                                         devpath);
+                return log_warning_errno(errno, "%s: failed to write \"add\" to its uevent "
+                                         "file: %m", devpath);
         log_info("%s has no database record: add event requested", devpath);
         return 0;
 }

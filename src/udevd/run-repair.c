@@ -746,7 +746,8 @@ static void repair_links(const struct device_roots *roots, struct run_repair_sta
         struct strlist names = {};
         char path[PATH_MAX];
 
-        if (path_fmt(path, sizeof(path), "%s/links", roots->run) >= 0 && list_dir(path, &names) >= 0)
+        if (path_fmt(path, sizeof(path), "%s/links", roots->run) >= 0 &&
+            list_dir(path, &names) >= 0)
                 for (size_t i = 0; i < names.n; i++)
                         repair_stack(roots, names.items[i], st);
         strlist_clear(&names);

@@ -511,11 +511,14 @@ def storm_rules(directory, storm):
     IMPORT{program} and RUN go through the exec helper for every net add, net
     remove and loop event; our loops get a link, a shared link and a tag."""
     return write_rules(directory, r'''
-ACTION=="add", SUBSYSTEM=="net", KERNEL=="%(tag)s*", PROGRAM="/bin/echo %%k", ENV{STORM_PROG}="%%c"
-ACTION=="add", SUBSYSTEM=="net", KERNEL=="%(tag)s*a", IMPORT{program}="/bin/sh -c 'echo STORM_IMP=$$INTERFACE'"
+ACTION=="add", SUBSYSTEM=="net", KERNEL=="%(tag)s*", PROGRAM="/bin/echo %%k", \
+  ENV{STORM_PROG}="%%c"
+ACTION=="add", SUBSYSTEM=="net", KERNEL=="%(tag)s*a", \
+  IMPORT{program}="/bin/sh -c 'echo STORM_IMP=$$INTERFACE'"
 ACTION=="remove", SUBSYSTEM=="net", KERNEL=="%(tag)s*", RUN+="/bin/true"
 SUBSYSTEM=="block", KERNEL=="%(loops)s", ACTION=="add|remove", RUN+="/bin/true"
-SUBSYSTEM=="block", KERNEL=="%(loops)s", ACTION=="add", SYMLINK+="storm/%%k storm/shared", TAG+="storm"
+SUBSYSTEM=="block", KERNEL=="%(loops)s", ACTION=="add", SYMLINK+="storm/%%k storm/shared", \
+  TAG+="storm"
 ''' % {"tag": storm.tag, "loops": "|".join("loop" + g for g in storm.loop_globs())},
         "90-storm.rules")
 
