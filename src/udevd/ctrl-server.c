@@ -255,6 +255,14 @@ int ctrl_server_new(struct loop *loop, const char *path, const struct ctrl_serve
                 r = s->path ? negative_errno() : -ENOMEM;
                 goto fail;
         }
+        /* On the listening socket too, so an accepted connection has it from
+         * the start: a client that sends right after connect() would otherwise
+         * race with the setsockopt() on the accepted socket, and a message sent
+         * in between carries no credentials (and would be refused). */
+        if (setsockopt(s->listen_fd, SOL_SOCKET, SO_PASSCRED, &(int){ 1 }, sizeof(int)) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
         (void)unlink(path);
         /* Created under the daemon's umask (022: 0755, only root may connect),
          * then narrowed to 0600; the umask is process-wide, so it is left alone. */

@@ -79,6 +79,7 @@ struct manager {
          * them from the snapshot. */
         pthread_mutex_t env_lock;
         struct strlist global_env;
+        bool env_dirty; /* changed since the last publish (published once per loop turn) */
         /* The rules: the manager's reference and what workers take per event. */
         struct rules *rules;
         struct snapshot_holder snapshots;
@@ -196,10 +197,26 @@ static void manager_idle_cleanup(struct manager *m)
 
 /* ---- control requests ---- */
 
+/* Bounds on `udevadm control --property`: every event carries these. */
+#define GLOBAL_ENV_MAX_ENTRIES 1024
+#define GLOBAL_ENV_MAX_BYTES (64 * 1024)
+
+static size_t global_env_bytes(const struct strlist *l)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < l->n; i++)
+                n += strlen(l->items[i]) + 1;
+        return n;
+}
+
+/* The new list reaches the workers at the end of this loop turn (one publish
+ * for a burst of requests, not one per request). */
 static void set_global_env(struct manager *m, const char *assignment)
 {
         const char *eq = strchr(assignment, '=');
         size_t klen = (size_t)(eq - assignment);
+        bool full;
 
         pthread_mutex_lock(&m->env_lock);
         for (size_t i = 0; i < m->global_env.n; i++) {
@@ -209,10 +226,16 @@ static void set_global_env(struct manager *m, const char *assignment)
                         break;
                 }
         }
-        if (eq[1] != '\0' && strlist_add(&m->global_env, assignment) < 0)
+        full = m->global_env.n >= GLOBAL_ENV_MAX_ENTRIES ||
+               global_env_bytes(&m->global_env) + strlen(assignment) + 1 > GLOBAL_ENV_MAX_BYTES;
+        if (eq[1] != '\0' && full)
+                log_warning("control: too many global properties (at most %d, %d bytes), "
+                            "ignoring %.*s", GLOBAL_ENV_MAX_ENTRIES, GLOBAL_ENV_MAX_BYTES,
+                            (int)klen, assignment);
+        else if (eq[1] != '\0' && strlist_add(&m->global_env, assignment) < 0)
                 log_error("Out of memory storing global property");
         pthread_mutex_unlock(&m->env_lock);
-        (void)manager_publish(m);
+        m->env_dirty = true;
         log_debug("control: global property %s%s", assignment, eq[1] ? "" : " (unset)");
 }
 
@@ -645,6 +668,10 @@ int manager_run(struct manager *m)
                         log_error_errno(r, "Event loop failed: %m");
                         m->exit_status = 1;
                         break;
+                }
+                if (m->env_dirty) {
+                        m->env_dirty = false;
+                        (void)manager_publish(m);
                 }
         }
 

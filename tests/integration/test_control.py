@@ -10,7 +10,8 @@ import pytest
 
 from tudevlib import (CONTROL, CTRL_CHILDREN_MAX, CTRL_END, CTRL_ENV, CTRL_EXIT,
                       CTRL_LOG_LEVEL, CTRL_PING, CTRL_STOP, QUEUE_FLAG, CtrlConnection,
-                      as_nobody, ctrl_message, ctrl_ping, devpath_in, run, wait_until)
+                      as_nobody, ctrl_message, ctrl_ping, ctrl_request, devpath_in, run,
+                      wait_until)
 
 DEBUG_LINE = re.compile(r"\] debug: ")
 
@@ -207,3 +208,32 @@ def test_idle_connection_does_not_block_forever(udevd):
     s.close()
     assert wait_until(lambda: ctrl_ping(timeout=2), 10)
     assert udevd.alive()
+
+
+def test_global_properties_bounded_and_batched(tmp_path, udevd_factory, net, kernel_mon,
+                                               udev_mon):
+    """Thousands of --property requests: published once per loop turn (fast), at
+    most 1024 kept (a warning names the refused ones), and rules see them."""
+    rdir = tmp_path / "rules"
+    rdir.mkdir()
+    (rdir / "50-gp.rules").write_text(
+        'KERNEL=="gpa*", ENV{S0}="$env{GP0000}", ENV{S1}="$env{GP0001}", '
+        'ENV{S1023}="$env{GP1023}", ENV{S1024}="$env{GP1024}", ENV{SLAST}="$env{GPLAST}"\n')
+    udevd = udevd_factory("--children-max=8", "--rules-dir=%s" % rdir)
+    t = time.monotonic()
+    for base in range(0, 1200, 200):
+        msgs = [ctrl_message(CTRL_ENV, "GP%04d=%s" % (i, "v" * 40))
+                for i in range(base, base + 200)]
+        assert ctrl_request(msgs, timeout=30)
+    assert ctrl_request([ctrl_message(CTRL_ENV, "GP0000=")])   # unset frees one slot
+    assert ctrl_request([ctrl_message(CTRL_ENV, "GPLAST=1")])
+    elapsed = time.monotonic() - t
+    assert elapsed < 20, elapsed
+    assert ctrl_ping()
+    assert wait_until(lambda: "too many global properties" in udevd.log(), 5)
+    assert "ignoring GP1024" in udevd.log()
+    _, uev = veth_events(net, kernel_mon, udev_mon, "gpa0", "gpb0")
+    p = [e for e in uev if e.devpath.endswith("/gpa0")][-1].props
+    assert p.get("S0", "") == "" and p["S1"] == "v" * 40 and p["S1023"] == "v" * 40
+    assert p.get("S1024", "") == "" and p["SLAST"] == "1"
+    assert not any(k.startswith("GP") for k in p)   # not added to the device
