@@ -55,7 +55,8 @@ def test_daemon_mode_ready_on_return(build, net, udev_mon, tmp_path):
         gone = wait_until(lambda: process_gone(pid), 20)
         if not gone:
             os.kill(pid, signal.SIGKILL)   # the daemon this test started
-    assert gone, "udevd --daemon did not exit on 'control --exit'"
+    assert gone, "udevd --daemon did not exit on 'control --exit':\n" + \
+        log.read_text(errors="replace")[-6000:]
     text = log.read_text(errors="replace")
     assert sanitizer_reports(text) == [], text[-3000:]
     assert parse_stats(text) is not None, text[-3000:]
