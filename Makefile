@@ -88,11 +88,14 @@ $(O)/unit/%: $(O)/src/%.o $(UDEVD_LIB) $(LIBCORE)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 # Test clients link only the system's libudev: they play the part of libinput & co.
+# (bench-kmod, the libkmod benchmark, also libkmod and pthread.)
+$(O)/clients/bench-kmod: CLIENT_EXTRA = $(LIBKMOD_CFLAGS) $(PTHREAD_CFLAGS) $(LIBKMOD_LIBS) \
+                                        $(PTHREAD_LIBS)
 $(O)/clients/%: tests/clients/%.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(BASEFLAGS) $(WARNFLAGS) $(SANFLAGS) $(LIBUDEV_CFLAGS) $(CFLAGS) \
-	    $(ALL_LDFLAGS) -o $@ $< $(LIBUDEV_LIBS)
+	    $(ALL_LDFLAGS) -o $@ $< $(LIBUDEV_LIBS) $(CLIENT_EXTRA)
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
 
