@@ -466,11 +466,11 @@ def test_probe_cost(loopdevs, daemon, udev_mon):
     assert mp < (0.5 if PLAIN else 10.0), with_blkid
 
 
-def test_server_protocol():
+def test_server_protocol(build):
     """tudev-probe --server on its own: answers in order, refuses malformed
     requests without dying, refuses to start for another parent, exits at
     EOF."""
-    probe = os.path.join(os.environ["TUDEV_BUILD"], "tudev-probe")
+    probe = os.path.join(build, "tudev-probe")
     st = os.stat("/dev/null")
     null = ["--devnum=%d:%d" % (os.major(st.st_rdev), os.minor(st.st_rdev)), "--kind=char",
             "--", "/dev/null"]
