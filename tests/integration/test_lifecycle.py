@@ -37,8 +37,13 @@ def test_daemon_mode_ready_on_return(build, net, udev_mon, tmp_path):
     reset_run_udev()
     log = tmp_path / "udevd-daemon.log"
     with open(log, "wb") as f:
+        # an empty --rules-dir: otherwise the host's installed rules (99-systemd.rules runs
+        # systemd-sysctl for each interface) would apply and the exit wait for them
+        empty = tmp_path / "no-rules.d"
+        empty.mkdir()
         r = subprocess.run([os.path.join(build, "udevd"), "--debug", "--daemon",
-                            "--children-max=8"], stdin=subprocess.DEVNULL, stdout=f, stderr=f,
+                            "--children-max=8", "--rules-dir=%s" % empty],
+                           stdin=subprocess.DEVNULL, stdout=f, stderr=f,
                            timeout=30, env=dict(os.environ, SYSTEMD_LOG_TARGET="console"))
     assert r.returncode == 0, log.read_text()
     # ready when the parent returned: no retry
