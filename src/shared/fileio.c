@@ -272,3 +272,21 @@ int read_file_bounded(const char *path, size_t max, char **ret, size_t *ret_len)
                 return -errno;
         return read_fd_bounded(fd, max, ret, ret_len);
 }
+
+DIR *opendir_dup(int dfd)
+{
+        int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+        DIR *dir;
+
+        if (fd < 0)
+                return NULL;
+        dir = fdopendir(fd);
+        if (!dir) {
+                int saved = errno;
+                close(fd);
+                errno = saved;
+                return NULL;
+        }
+        rewinddir(dir); /* the duplicate shares dfd's file position */
+        return dir;
+}

@@ -2,6 +2,7 @@
 #pragma once
 /* File helpers for /run/udev state. All fds O_CLOEXEC. */
 
+#include <dirent.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -20,3 +21,7 @@ int touch_file(const char *path, mode_t mode);
 int read_file_bounded(const char *path, size_t max, char **ret, size_t *ret_len);
 /* Same for an open fd (borrowed, read from its current position). */
 int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_len);
+/* A directory stream over a duplicate of the directory fd `dfd` (borrowed;
+ * the duplicate is O_CLOEXEC from the start and owned by the stream, rewound
+ * to the beginning). NULL with errno set on failure. Free with closedir(). */
+DIR *opendir_dup(int dfd);

@@ -295,17 +295,11 @@ static void walk(struct resync *rs, int dfd, char *devpath, size_t len, unsigned
 {
         _cleanup_(closedirp) DIR *dir = NULL;
         struct dirent *de;
-        int fd;
 
         if (faccessat(dfd, "uevent", F_OK, 0) >= 0)
                 check_device(rs, dfd, devpath);
-        if (depth >= SYSFS_WALK_DEPTH_MAX || (fd = dup(dfd)) < 0)
+        if (depth >= SYSFS_WALK_DEPTH_MAX || !(dir = opendir_dup(dfd)))
                 return;
-        (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-        if (!(dir = fdopendir(fd))) {
-                safe_close(fd);
-                return;
-        }
         while ((de = readdir(dir))) {
                 size_t nl = strlen(de->d_name);
                 struct stat st;

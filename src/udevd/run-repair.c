@@ -319,20 +319,12 @@ int device_forget(const struct device_roots *roots, const char *id)
 
 static unsigned remove_temps_in(int dfd, const char *what, bool want_symlink)
 {
-        _cleanup_closedir_ DIR *dir = NULL;
+        _cleanup_closedir_ DIR *dir = opendir_dup(dfd);
         struct dirent *de;
         unsigned n = 0;
-        int fd = dup(dfd);
 
-        if (fd < 0)
+        if (!dir)
                 return 0;
-        (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-        dir = fdopendir(fd);
-        if (!dir) {
-                safe_close(fd);
-                return 0;
-        }
-        rewinddir(dir);
         while ((de = readdir(dir))) {
                 struct stat st;
                 if (!is_atomic_temp_name(de->d_name) ||
@@ -356,20 +348,9 @@ static unsigned remove_dev_temps(int dfd, dev_t dev, const char *what, unsigned 
         _cleanup_closedir_ DIR *dir = NULL;
         struct dirent *de;
         unsigned n = remove_temps_in(dfd, what, true);
-        int fd;
 
-        if (depth >= DEV_WALK_DEPTH_MAX)
+        if (depth >= DEV_WALK_DEPTH_MAX || !(dir = opendir_dup(dfd)))
                 return n;
-        fd = dup(dfd);
-        if (fd < 0)
-                return n;
-        (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-        dir = fdopendir(fd);
-        if (!dir) {
-                safe_close(fd);
-                return n;
-        }
-        rewinddir(dir);
         while ((de = readdir(dir))) {
                 struct stat st;
                 if (streq(de->d_name, ".") || streq(de->d_name, ".."))
