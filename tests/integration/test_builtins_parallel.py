@@ -62,7 +62,9 @@ SUBSYSTEM=="block", KERNEL=="loop*", ACTION=="change", IMPORT{builtin}="path_id"
         for name in loops:
             trigger_uevent("/sys/class/block/" + name)
         # reload in the middle of the burst (the .link file changed)
-        (linkdir / "10-pp.link").write_text(LINK % "second")
+        # atomically (a worker reading a half-written file would match nothing)
+        (linkdir / "10-pp.link.tmp").write_text(LINK % "second")
+        os.rename(str(linkdir / "10-pp.link.tmp"), str(linkdir / "10-pp.link"))
         assert ctrl_request([ctrl_message(CTRL_RELOAD)])
         net.add_veths([("pp%da" % i, "pp%db" % i) for i in range(half, PAIRS)])
 
