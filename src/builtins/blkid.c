@@ -1,4 +1,4 @@
-/* threads: any (each worker thread has its own prober server, _Thread_local) */
+/* threads: any (prober servers are pooled under pool.lock; a borrowed one is the borrower's) */
 /* blkid: filesystem, partition table and partition entry properties
  * (../shared/docs/builtins.md §6), as systemd 252's builtin: ID_FS_*,
  * ID_PART_TABLE_*, ID_PART_ENTRY_*, ID_PART_GPT_AUTO_ROOT[_UUID]; options
@@ -7,9 +7,9 @@
  * libblkid parses untrusted on-disk data, so it does not run in the daemon:
  * this builtin asks tudev-probe (src/probe/) and imports the KEY=VALUE lines
  * it answers after checking them (format and limits: probe/blkid-wire.h).
- * In udevd each worker thread has its own persistent prober server (see
- * "the prober server" below); udevadm, and a worker whose servers keep
- * dying, run one `tudev-probe blkid ...` per call through the event's
+ * In udevd the worker threads share a small pool of persistent prober
+ * servers (see "the prober server" below); udevadm, and a worker whose
+ * servers keep dying, run one `tudev-probe blkid ...` per call through the event's
  * program spawner (the exec helper in udevd). A prober that crashes, hangs
  * past its deadline or answers something else fails this builtin call only
  * (logged as a warning with the device and the signal); the event goes on.
@@ -73,9 +73,8 @@ static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static char probe_path[PATH_MAX];
 static char *probe_env[ARRAY_SIZE(probe_env_keys) + 1];
 
-static pthread_key_t server_key; /* per-thread prober server, see below */
-static bool server_key_ok;
-static void server_thread_exit(void *userdata);
+static bool pool_ok;
+static void pool_setup(void);
 
 static void probe_setup(void)
 {
@@ -102,7 +101,7 @@ static void probe_setup(void)
                         n++;
         }
         probe_env[n] = NULL;
-        server_key_ok = pthread_key_create(&server_key, server_thread_exit) == 0;
+        pool_setup();
         log_debug("blkid: prober %s", probe_path);
 }
 
@@ -432,15 +431,23 @@ static int run_oneshot(struct udev_event *ev, struct blkid_call *c, const struct
 
 /* ---------------------------------------------------------------- the prober server */
 
-/* udevd runs one `tudev-probe --server` per worker thread (blkid-wire.h),
- * started on the thread's first blkid call and reused: a probe then costs a
- * round trip instead of a process start. It is stopped when the thread
- * exits (a thread-specific key's destructor: close, wait, SIGKILL if it does
- * not go). A server that crashes, hangs past the deadline or answers
+/* udevd keeps a pool of `tudev-probe --server` processes (blkid-wire.h); a
+ * worker borrows one for a call and gives it back, so a probe costs a round
+ * trip instead of a process start. Probing is short and mostly CPU or page
+ * cache, so the pool holds about one server per CPU (POOL_CAP_MIN at least):
+ * a worker that finds them all busy waits for one to come back. Only when
+ * none has come back for POOL_STALL_USEC (servers stuck on slow devices) is
+ * an extra one started, one per such period, so a slow device holds nobody
+ * up for longer while a storm of quick probes keeps to the pool.
+ * Extras idle for POOL_IDLE_USEC are stopped when a server is given back.
+ * One server per worker thread, as before, made a storm of 20 workers keep
+ * 20 probers (about 0.5 MiB of PSS each) for no gain on a 2-CPU machine.
+ * Servers end with udevd (they exit when their socket closes or their parent
+ * is gone). A server that crashes, hangs past the deadline or answers
  * garbage fails that call only; it is killed and reaped (by pid: udevd never
  * waits for any child) and the next call starts a new one. A server that
- * dies SERVER_DEATHS_MAX times within SERVER_WINDOW_USEC makes this thread
- * fall back to one prober process per call for SERVER_WINDOW_USEC. */
+ * dies SERVER_DEATHS_MAX times within SERVER_WINDOW_USEC makes calls through
+ * that pool slot fall back to one prober process per call for SERVER_WINDOW_USEC. */
 #define SERVER_DEATHS_MAX 5
 #define SERVER_WINDOW_USEC (10 * USEC_PER_SEC)
 #define SERVER_REQUESTS_MAX 10000 /* then a fresh server: bounds what a leak could grow */
@@ -455,9 +462,23 @@ struct probe_server {
         uint64_t window_start;
         uint64_t oneshot_until;           /* crash loop: one-shot probers until then */
         pid_t stuck[SERVER_STUCK_MAX];    /* 0: free slot */
+        uint64_t idle_since;              /* in the pool's idle list since */
 };
 
-static _Thread_local struct probe_server *server;
+#define POOL_CAP_MIN 2
+#define POOL_MAX 256                    /* idle servers kept at most (the rest are stopped) */
+#define POOL_STALL_USEC (50 * USEC_PER_MSEC)
+#define POOL_IDLE_USEC (5 * USEC_PER_SEC)
+
+static struct {
+        pthread_mutex_t lock;
+        pthread_cond_t returned;        /* CLOCK_MONOTONIC */
+        struct probe_server *idle[POOL_MAX]; /* idle[n_idle - 1]: most recently returned */
+        unsigned n_idle;
+        unsigned n_total;               /* idle + borrowed */
+        unsigned cap;
+        uint64_t last_progress;         /* a server came back or a slot was added */
+} pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int pidfd_open_compat(pid_t pid)
 {
@@ -548,32 +569,88 @@ static int server_stop(struct probe_server *s, bool kill_it)
         }
 }
 
-/* The calling thread exits (thread-specific key destructor). */
-static void server_thread_exit(void *userdata)
+static void pool_setup(void)
 {
-        struct probe_server *s = userdata;
+        pthread_condattr_t attr;
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-        (void)server_stop(s, false);
-        server_reap_stuck(s, true);
-        free(s);
-        server = NULL;
+        pool.cap = n < POOL_CAP_MIN ? POOL_CAP_MIN : n > POOL_MAX ? POOL_MAX : (unsigned)n;
+        if (pthread_condattr_init(&attr) != 0)
+                return;
+        if (pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0 &&
+            pthread_cond_init(&pool.returned, &attr) == 0)
+                pool_ok = true;
+        pthread_condattr_destroy(&attr);
 }
 
-static struct probe_server *server_get(void)
+/* A server for the caller alone until pool_return(): an idle one (the most
+ * recently used), a new slot while below the cap, else the first one given
+ * back, else (none given back for POOL_STALL_USEC) a new slot anyway.
+ * NULL: out of memory. */
+static struct probe_server *pool_borrow(void)
 {
-        struct probe_server *s;
+        struct probe_server *s = NULL;
+        uint64_t now;
 
-        if (server)
-                return server;
-        s = calloc(1, sizeof(*s));
-        if (!s)
-                return NULL;
-        s->fd = -1;
-        if (pthread_setspecific(server_key, s) != 0) {
-                free(s);
-                return NULL;
+        pthread_mutex_lock(&pool.lock);
+        for (;;) {
+                if (pool.n_idle > 0) {
+                        s = pool.idle[--pool.n_idle];
+                        break;
+                }
+                now = now_usec(CLOCK_MONOTONIC);
+                /* (n_total is bounded by the workers: each holds one at most) */
+                if (pool.n_total < pool.cap || now >= pool.last_progress + POOL_STALL_USEC) {
+                        s = calloc(1, sizeof(*s));
+                        if (s) {
+                                s->fd = -1;
+                                pool.n_total++;
+                                pool.last_progress = now;
+                        }
+                        break;
+                }
+                uint64_t until = pool.last_progress + POOL_STALL_USEC;
+                struct timespec ts = { .tv_sec = (time_t)(until / USEC_PER_SEC),
+                                       .tv_nsec = (long)(until % USEC_PER_SEC) * 1000 };
+                (void)pthread_cond_timedwait(&pool.returned, &pool.lock, &ts);
         }
-        return server = s;
+        pthread_mutex_unlock(&pool.lock);
+        return s;
+}
+
+/* Give `s` back; stops it instead when the pool is full, and stops extras
+ * (beyond the cap) that have been idle for POOL_IDLE_USEC. */
+static void pool_return(struct probe_server *s)
+{
+        struct probe_server *drop[2] = { NULL, NULL };
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        pthread_mutex_lock(&pool.lock);
+        pool.last_progress = now;
+        if (pool.n_idle < POOL_MAX) {
+                s->idle_since = now;
+                pool.idle[pool.n_idle++] = s;
+                pthread_cond_signal(&pool.returned);
+        } else {
+                drop[0] = s;
+                pool.n_total--;
+        }
+        /* the least recently used idle server, if it is an extra gone stale */
+        if (pool.n_idle > 1 && pool.n_total > pool.cap &&
+            now - pool.idle[0]->idle_since >= POOL_IDLE_USEC) {
+                drop[1] = pool.idle[0];
+                memmove(pool.idle, pool.idle + 1, --pool.n_idle * sizeof(pool.idle[0]));
+                pool.n_total--;
+        }
+        pthread_mutex_unlock(&pool.lock);
+        for (size_t i = 0; i < ARRAY_SIZE(drop); i++) {
+                if (!drop[i])
+                        continue;
+                (void)server_stop(drop[i], false);
+                /* one stuck in the kernel stays a zombie rather than block a worker */
+                server_reap_stuck(drop[i], false);
+                free(drop[i]);
+        }
 }
 
 /* A server died with a request, or was killed: count it. */
@@ -701,7 +778,7 @@ static int answer_split(char *buf, size_t len, char **ret_out)
         return (int)status;
 }
 
-/* Probe through this thread's server; like run_oneshot(). */
+/* Probe through a borrowed server; like run_oneshot(). */
 static int run_server(struct udev_event *ev, struct probe_server *s, struct blkid_call *c,
                       const struct blkid_opts *o, const char *devnode)
 {
@@ -765,15 +842,19 @@ static int run_prober(struct udev_event *ev, struct blkid_call *c, const struct 
                       const char *devnode)
 {
         struct probe_server *s;
+        int r;
 
-        if (!ev->spawner.spawn || ev->spawner.spawn == spawn_direct || !server_key_ok)
+        if (!ev->spawner.spawn || ev->spawner.spawn == spawn_direct || !pool_ok)
                 return run_oneshot(ev, c, o, devnode);
-        s = server_get();
+        s = pool_borrow();
         if (!s)
                 return log_error_errno(-ENOMEM, "%s: blkid: %m", devnode);
         if (s->oneshot_until != 0 && now_usec(CLOCK_MONOTONIC) < s->oneshot_until)
-                return run_oneshot(ev, c, o, devnode);
-        return run_server(ev, s, c, o, devnode);
+                r = run_oneshot(ev, c, o, devnode);
+        else
+                r = run_server(ev, s, c, o, devnode);
+        pool_return(s);
+        return r;
 }
 
 /* ---------------------------------------------------------------- import */

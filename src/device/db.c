@@ -459,9 +459,12 @@ int db_write(const char *run_dir, const char *id, const struct db_record *r, boo
         k = render(r, has_devnum, &buf, &len);
         if (k < 0)
                 return k;
-        k = mkdir_p(dir, 0755);
-        if (k == 0)
-                k = write_file_atomic(path, buf, len, r->persist ? 01644 : 0644);
+        k = write_file_atomic(path, buf, len, r->persist ? 01644 : 0644);
+        if (k == -ENOENT) { /* the directory is made once, not checked per event */
+                k = mkdir_p(dir, 0755);
+                if (k == 0)
+                        k = write_file_atomic(path, buf, len, r->persist ? 01644 : 0644);
+        }
         if (k < 0) {
                 /* A stale record is worse than none (sd-device does the same). */
                 (void)unlink(path);

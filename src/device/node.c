@@ -311,15 +311,6 @@ static void rmdir_parents_under(const char *path, const char *top)
 
 /* ---- symlinks ---- */
 
-static uint64_t random_u64(void)
-{
-        uint64_t v;
-
-        if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
-                return v;
-        return now_usec(CLOCK_MONOTONIC) ^ ((uint64_t)gettid() << 32);
-}
-
 /* Point the logical `link` at the logical `devnode` with a relative symlink,
  * atomically (temporary name + rename). Refuses to replace anything that is
  * not a symlink. */
@@ -345,19 +336,20 @@ static int node_symlink(const struct device_roots *roots, const char *link, cons
 
         const char *base = strrchr(path, '/') + 1;
         int w = snprintf(tmp, sizeof(tmp), "%.*s.#%s%016" PRIx64, (int)(base - path), path, base,
-                         random_u64());
+                         random_name_u64());
         if (w < 0 || (size_t)w >= sizeof(tmp))
                 return -ENAMETOOLONG;
         for (int attempt = 0;; attempt++) {
-                r = mkdir_parents_under(path, roots->dev, 0755);
-                if (r < 0 && attempt + 1 >= SYMLINK_RETRIES)
-                        return log_debug_errno(r, "Failed to create parent directory of '%s': %m",
-                                               link);
                 if (symlink(target, tmp) >= 0)
                         break;
-                /* A concurrent release may have removed the empty parent. */
+                /* The parent is missing: the first link there, or a concurrent
+                 * release removed it while empty. Made only then, not per link. */
                 if (errno != ENOENT || attempt + 1 >= SYMLINK_RETRIES)
                         return log_debug_errno(errno, "Failed to create symlink '%s': %m", link);
+                r = mkdir_parents_under(path, roots->dev, 0755);
+                if (r < 0 && attempt + 2 >= SYMLINK_RETRIES)
+                        return log_debug_errno(r, "Failed to create parent directory of '%s': %m",
+                                               link);
         }
         if (rename(tmp, path) < 0) {
                 r = -errno;
@@ -483,11 +475,15 @@ static int stack_dir_open(const struct device_roots *roots, const char *link, in
         if (w < 0 || (size_t)w >= sizeof(links))
                 return -ENAMETOOLONG;
         for (int attempt = 0;; attempt++) {
-                r = mkdir_p(links, 0755);
-                if (r < 0)
+                r = mkdir(path, 0755) < 0 ? -errno : 0;
+                if (r == -ENOENT) { /* /run/udev/links itself: made once, not per event */
+                        r = mkdir_p(links, 0755);
+                        if (r < 0)
+                                return r;
+                        r = mkdir(path, 0755) < 0 ? -errno : 0;
+                }
+                if (r < 0 && r != -EEXIST)
                         return r;
-                if (mkdir(path, 0755) < 0 && errno != EEXIST)
-                        return -errno;
                 dirfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 if (dirfd < 0)
                         return -errno;

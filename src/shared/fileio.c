@@ -31,27 +31,48 @@ static int mkdir_one(const char *path, mode_t mode)
         return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
 
-/* Create every directory of `path` up to (excluding) byte `end`, from the top. */
+/* Create every directory of `path` up to (excluding) byte `end`. Bottom-up:
+ * the deepest one is tried first, so the common case (it exists) costs one
+ * mkdir() and one stat(); a parent is created only on ENOENT. */
 static int mkdir_prefixes(const char *path, size_t end, mode_t mode)
 {
         char buf[PATH_MAX];
-        size_t i;
+        size_t cut[128]; /* depth */
+        size_t n = 0;
         int r;
 
         if (end >= sizeof(buf))
                 return -ENAMETOOLONG;
         memcpy(buf, path, end);
         buf[end] = '\0';
+        while (end > 1 && buf[end - 1] == '/')
+                buf[--end] = '\0';
+        if (end == 0 || (end == 1 && buf[0] == '/'))
+                return 0;
 
-        for (i = 1; i <= end; i++) {
-                if (i < end && buf[i] != '/')
-                        continue;
-                if (buf[i - 1] == '/')
-                        continue; /* "//" or the root */
-                buf[i] = '\0';
+        /* Walk up until a mkdir() succeeds or finds the directory there. */
+        for (;;) {
                 r = mkdir_one(buf, mode);
-                if (i < end)
-                        buf[i] = '/';
+                if (r != -ENOENT)
+                        break;
+                char *slash = strrchr(buf, '/');
+                if (!slash || slash == buf || n >= ARRAY_SIZE(cut))
+                        return r;
+                cut[n++] = (size_t)(slash - buf);
+                *slash = '\0';
+                while (slash > buf + 1 && slash[-1] == '/') /* "a//b" */
+                        *--slash = '\0';
+        }
+        if (r < 0)
+                return r;
+        /* Then back down, restoring each separator. */
+        while (n > 0) {
+                size_t at = cut[--n];
+
+                for (size_t i = strlen(buf); i <= at; i++)
+                        if (buf[i] == '\0')
+                                buf[i] = '/';
+                r = mkdir_one(buf, mode);
                 if (r < 0)
                         return r;
         }
@@ -82,21 +103,33 @@ int mkdir_p(const char *path, mode_t mode)
         return mkdir_prefixes(path, len, mode);
 }
 
-static void random_u64(uint64_t *ret)
+/* Per-thread xorshift64* state, seeded once from getrandom(): temporary
+ * names need to be unlikely to collide (O_EXCL catches the rest), not secret,
+ * and one getrandom() per temp file was a measurable share of an event. */
+static __thread uint64_t name_rng;
+
+uint64_t random_name_u64(void)
 {
-        uint64_t v;
-        ssize_t n;
+        uint64_t x = name_rng;
 
-        n = getrandom(&v, sizeof(v), GRND_NONBLOCK);
-        if (n != (ssize_t)sizeof(v)) {
-                /* No entropy yet (early boot): names need only be unique, not secret. */
-                struct timespec ts;
+        if (x == 0) {
+                if (getrandom(&x, sizeof(x), GRND_NONBLOCK) != (ssize_t)sizeof(x)) {
+                        /* No entropy yet (early boot): mix time, pid and thread. */
+                        struct timespec ts;
 
-                clock_gettime(CLOCK_MONOTONIC, &ts);
-                v = ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec) ^
-                    ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&v;
+                        clock_gettime(CLOCK_MONOTONIC, &ts);
+                        x = ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec) ^
+                            ((uint64_t)getpid() << 32) ^ (uint64_t)gettid() ^
+                            (uint64_t)(uintptr_t)&x;
+                }
+                if (x == 0)
+                        x = 0x9e3779b97f4a7c15ULL;
         }
-        *ret = v;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        name_rng = x;
+        return x * 0x2545f4914f6cdd1dULL;
 }
 
 /* Build ".#<basename><16 hex>" in the directory of `path` into buf. */
@@ -110,7 +143,7 @@ static int temp_name(const char *path, char *buf, size_t size)
 
         if (!*base)
                 return -EINVAL;
-        random_u64(&rnd);
+        rnd = random_name_u64();
         n = snprintf(buf, size, "%.*s.#%s%016llx", (int)dirlen, path, base,
                      (unsigned long long)rnd);
         if (n < 0 || (size_t)n >= size)
@@ -188,11 +221,12 @@ int touch_file(const char *path, mode_t mode)
 
         if (!path || !*path)
                 return -EINVAL;
-        (void)mkdir_parents(path, 0755);
-
         /* O_RDONLY|O_CREAT: an existing 0444 file can be reopened by anyone who
-         * may read it; fchmod/futimens only need ownership. */
+         * may read it; fchmod/futimens only need ownership. Parents are made
+         * only when missing (the common case is one open()). */
         fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, mode);
+        if (fd < 0 && errno == ENOENT && mkdir_parents(path, 0755) == 0)
+                fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, mode);
         if (fd < 0)
                 return -errno;
         if (fstat(fd, &st) < 0)

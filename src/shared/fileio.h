@@ -4,12 +4,16 @@
 
 #include <dirent.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Create `path`'s missing parent directories with `mode`. 0 or -errno. */
 int mkdir_parents(const char *path, mode_t mode);
 /* mkdir -p of `path` itself. */
 int mkdir_p(const char *path, mode_t mode);
+/* A 64-bit value for temporary file names: per-thread generator seeded once
+ * from getrandom(). Not for secrets. */
+uint64_t random_name_u64(void);
 /* Write `len` bytes atomically: temp file ".#<basename><16 hex>" in the same
  * directory, fchmod(mode), fsync-less flush, rename() over `path`. On failure
  * the temp file is removed and the old file left alone. 0 or -errno. */

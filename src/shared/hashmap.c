@@ -62,19 +62,27 @@ static uint32_t hash_bytes(uint64_t seed, const char *key, size_t len)
         return (uint32_t)fmix64(h);
 }
 
+/* Seeds come from a per-thread secret drawn from getrandom() once, stepped
+ * and mixed per map: a map built from untrusted keys (a db record, rules)
+ * gets an unpredictable seed without a system call per map, which had been
+ * several per event. */
+static __thread uint64_t seed_state;
+
 void hashmap_init(struct hashmap *h)
 {
-        uint64_t seed;
+        uint64_t s = seed_state;
 
         memset(h, 0, sizeof(*h));
-        if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != (ssize_t)sizeof(seed)) {
+        if (s == 0 && getrandom(&s, sizeof(s), GRND_NONBLOCK) != (ssize_t)sizeof(s)) {
                 struct timespec ts;
 
                 clock_gettime(CLOCK_MONOTONIC, &ts);
-                seed = fmix64((uint64_t)(uintptr_t)h ^ (uint64_t)ts.tv_nsec ^
-                              ((uint64_t)ts.tv_sec << 32));
+                s = fmix64((uint64_t)(uintptr_t)h ^ (uint64_t)ts.tv_nsec ^
+                           ((uint64_t)ts.tv_sec << 32));
         }
-        h->seed = seed;
+        s += 0x9e3779b97f4a7c15ULL; /* never 0 again for long; 0 only re-seeds */
+        seed_state = s;
+        h->seed = fmix64(s);
 }
 
 void hashmap_deinit(struct hashmap *h)

@@ -134,10 +134,13 @@ static int begin_locked(struct watch *w, const char *id, const char *devnode)
         char wd_str[WATCH_WD_MAX];
         int wd, r;
 
-        r = mkdir_p(w->dir, 0755);
-        if (r < 0)
-                return log_debug_errno(r, "watch: failed to create %s: %m", w->dir);
         dirfd = open_dir(w->dir);
+        if (dirfd == -ENOENT) { /* made on first use, not checked per event */
+                r = mkdir_p(w->dir, 0755);
+                if (r < 0)
+                        return log_debug_errno(r, "watch: failed to create %s: %m", w->dir);
+                dirfd = open_dir(w->dir);
+        }
         if (dirfd < 0)
                 return log_debug_errno(dirfd, "watch: failed to open %s: %m", w->dir);
         (void)clear_locked(w, dirfd, id);

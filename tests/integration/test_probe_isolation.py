@@ -1,8 +1,9 @@
 """The blkid builtin's prober (tudev-probe) runs outside the daemon.
 
 libblkid parses untrusted on-disk data; the builtin asks a prober process and
-imports the lines it answers: in udevd a persistent `tudev-probe --server`
-per worker thread (reused across probes, restarted after a crash), in
+imports the lines it answers: in udevd a pool of persistent `tudev-probe
+--server` processes shared by the workers (about one per CPU, reused across
+probes, restarted after a crash), in
 `udevadm test-builtin` one `tudev-probe blkid` process per call. These tests
 run udevd over loop devices holding images (nodes bind-mounted from a private
 devtmpfs as in test_builtins_blkid.py) and trigger "change" events:
@@ -21,7 +22,10 @@ devtmpfs as in test_builtins_blkid.py) and trigger "change" events:
     prober process is left;
   * the server: one process reused for consecutive probes on a worker (its
     pid in udevd's debug log), none left once udevd has exited; a crash loop
-    falls back to one process per call;
+    falls back to one process per call; the pool: with every pooled server
+    stuck on a hanging device, another device is still probed at once (by
+    an extra server), and a storm of probes on several workers stays within
+    the pool;
   * real corruption (random bytes, a truncated ext4, a GPT with an absurd
     entry count and garbage entries): no crash, the event completes, and the
     properties are those `udevadm test-builtin blkid` prints (ours, and
@@ -59,6 +63,8 @@ MIB = 1024 * 1024
 CRASH_MAGIC = "TUDEV-TEST-PROBE-CRASH"
 HANG_MAGIC = "TUDEV-TEST-PROBE-HANG"
 HANG_EVENT_TIMEOUT = 10               # seconds; the prober gets half of it
+POOL_CAP = max(2, os.sysconf("SC_NPROCESSORS_ONLN"))  # udevd's prober pool size
+STORM_DEVICES = 10
 TOOLS = ("mkfs.ext4", "sfdisk", "losetup", "partx")
 PLAIN = os.environ.get("TUDEV_BUILD", "").rstrip("/").endswith("/build")
 PROBES = int(os.environ.get("TUDEV_PROBE_BENCH", "0")) or (30 if PLAIN else 8)
@@ -94,6 +100,13 @@ def make_images(d):
         "crash": ext4(os.path.join(d, "crash.img"), "isocrash", CRASH_MAGIC),
         "hang": ext4(os.path.join(d, "hang.img"), "isohang", HANG_MAGIC),
     }
+    # enough hanging devices to keep every pooled server busy (pool size:
+    # one per online CPU, at least 2)
+    for i in range(1, POOL_CAP):
+        imgs["hang%d" % i] = imgs["hang"]
+    # and quick ones, more than the pool holds, for the storm
+    for i in range(1, STORM_DEVICES - 3):
+        imgs["good%d" % i] = imgs["good"]
     p = os.path.join(d, "random.img")
     with open(p, "wb") as f:
         f.write(os.urandom(2 * MIB))
@@ -287,6 +300,68 @@ def test_server_reused_and_gone_with_udevd(loopdevs, daemon, udev_mon):
     assert e.props.get("ID_FS_LABEL") == "isogood", e.props
     again = served_by(d.log(), "/dev/" + good)
     assert len(again) == 2 and again[1] != first[0], (again, d.log_tail())
+
+
+STARTED_RE = re.compile(r"blkid: prober server \S+ \[(\d+)\] started")
+
+
+def test_pool_busy_does_not_hold_up_probes(loopdevs, daemon, udev_mon):
+    """Every pooled server stuck on a hanging device: a probe of another
+    device waits only briefly (50 ms) and is answered by an extra server,
+    long before the hanging ones are killed."""
+    if POOL_CAP > 16:
+        pytest.skip("%d CPUs: too many hanging loop devices to make" % POOL_CAP)
+    d = daemon(RULES, "--children-max=%d" % (POOL_CAP + 2),
+               "--event-timeout=%d" % HANG_EVENT_TIMEOUT)
+    hangs = [loopdevs["hang"]] + [loopdevs["hang%d" % i] for i in range(1, POOL_CAP)]
+    since = udev_mon.mark()
+    t_hang = time.monotonic()
+    for name in hangs:
+        trigger_uevent("/sys/devices/virtual/block/%s" % name)
+    assert wait_until(lambda: len(STARTED_RE.findall(d.log())) >= POOL_CAP, 10), d.log_tail()
+    time.sleep(0.2)  # the servers have the requests now
+    t0 = time.monotonic()
+    e = change(udev_mon, loopdevs["good"], timeout=HANG_EVENT_TIMEOUT)
+    took = time.monotonic() - t0
+    assert e.props.get("ID_FS_LABEL") == "isogood", e.props
+    # the hanging probes are killed at HANG_EVENT_TIMEOUT / 2 after they began
+    assert time.monotonic() - t_hang < HANG_EVENT_TIMEOUT / 2 - 0.5, took
+    log = d.log()
+    started = [int(p) for p in STARTED_RE.findall(log)]
+    good_by = served_by(log, "/dev/" + loopdevs["good"])
+    assert len(started) == POOL_CAP + 1 and good_by == started[-1:], (started, good_by,
+                                                                     d.log_tail())
+    for name in hangs:
+        devpath = "/devices/virtual/block/" + name
+        assert udev_mon.wait_for(lambda ev, p=devpath: ev.devpath == p and ev.action == "change",
+                                 timeout=HANG_EVENT_TIMEOUT * 2, since=since), name
+    assert len(re.findall(r"blkid prober server \S+ \[\d+\] timed out", d.log())) == POOL_CAP
+    assert d.alive() and ctrl_ping()
+
+
+def test_pool_stays_small_in_a_storm(loopdevs, daemon, udev_mon):
+    """Probes on several workers at once share the pool: with ten devices
+    probed by ten workers at once, about one server per CPU is started, not
+    one per worker."""
+    if POOL_CAP + 3 >= STORM_DEVICES - 2:
+        pytest.skip("%d CPUs: the pool may hold a server per device" % POOL_CAP)
+    d = daemon(RULES, "--children-max=%d" % STORM_DEVICES)
+    names = [loopdevs[k] for k in ("good", "random", "trunc-ext4")] + \
+        [loopdevs["good%d" % i] for i in range(1, STORM_DEVICES - 3)]
+    since = udev_mon.mark()
+    for _ in range(5):
+        for name in names:
+            trigger_uevent("/sys/devices/virtual/block/%s" % name)
+    for name in names:
+        devpath = "/devices/virtual/block/" + name
+        got = udev_mon.wait_for(lambda ev, p=devpath: ev.devpath == p and ev.action == "change",
+                                count=5, timeout=30, since=since)
+        assert len(got) == 5, (name, len(got))
+    started = STARTED_RE.findall(d.log())
+    # one per CPU, plus an extra whenever no server came back for 50 ms
+    # (slow starts under sanitizers); one per worker would be ~10
+    assert 1 <= len(started) <= POOL_CAP + 3, (started, d.log_tail())
+    assert len(set(started)) == len(started)
 
 
 def test_crash_loop_falls_back(loopdevs, daemon, udev_mon):
