@@ -25,6 +25,7 @@ void db_record_clear(struct db_record *r)
         strlist_clear(&r->properties);
         strlist_clear(&r->tags);
         strlist_clear(&r->current_tags);
+        free(r->raw);
         *r = (struct db_record){};
 }
 
@@ -314,11 +315,18 @@ int db_read(const char *run_dir, const char *id, struct db_record *r)
         k = read_fd_bounded(fd, DB_FILE_MAX, &data, &len);
         if (k < 0)
                 return k;
+        /* the bytes as read, for db_write_changed() (the parser splits in place) */
+        rec.raw = malloc(len + 1);
+        if (!rec.raw)
+                return -ENOMEM;
+        memcpy(rec.raw, data, len + 1);
+        rec.raw_len = len;
         k = parse_db(data, len, &rec);
         if (k < 0)
                 return k;
 
         rec.persist = (st.st_mode & S_ISVTX) != 0;
+        rec.raw_mode = st.st_mode & 07777;
         *r = rec;
         rec = (struct db_record){};
         return 0;
@@ -433,8 +441,8 @@ int db_render(const struct db_record *r, bool has_devnum, char **ret, size_t *re
         return render(r, has_devnum, ret, ret_len);
 }
 
-int db_write(const char *run_dir, const char *id, const struct db_record *r, bool has_devnum,
-             bool has_ifindex)
+static int write_record(const char *run_dir, const char *id, const struct db_record *r,
+                        bool has_devnum, bool has_ifindex, const struct db_record *old)
 {
         _cleanup_free_ char *buf = NULL;
         char dir[PATH_MAX], path[PATH_MAX];
@@ -459,11 +467,15 @@ int db_write(const char *run_dir, const char *id, const struct db_record *r, boo
         k = render(r, has_devnum, &buf, &len);
         if (k < 0)
                 return k;
-        k = write_file_atomic(path, buf, len, r->persist ? 01644 : 0644);
+        mode_t mode = r->persist ? 01644 : 0644;
+        if (old && old->raw && old->raw_len == len && old->raw_mode == mode &&
+            memcmp(old->raw, buf, len) == 0)
+                return 0; /* the file already holds exactly this */
+        k = write_file_atomic(path, buf, len, mode);
         if (k == -ENOENT) { /* the directory is made once, not checked per event */
                 k = mkdir_p(dir, 0755);
                 if (k == 0)
-                        k = write_file_atomic(path, buf, len, r->persist ? 01644 : 0644);
+                        k = write_file_atomic(path, buf, len, mode);
         }
         if (k < 0) {
                 /* A stale record is worse than none (sd-device does the same). */
@@ -471,6 +483,18 @@ int db_write(const char *run_dir, const char *id, const struct db_record *r, boo
                 return log_debug_errno(k, "db: failed to write %s: %m", path);
         }
         return 0;
+}
+
+int db_write(const char *run_dir, const char *id, const struct db_record *r, bool has_devnum,
+             bool has_ifindex)
+{
+        return write_record(run_dir, id, r, has_devnum, has_ifindex, NULL);
+}
+
+int db_write_changed(const char *run_dir, const char *id, const struct db_record *r,
+                     bool has_devnum, bool has_ifindex, const struct db_record *old)
+{
+        return write_record(run_dir, id, r, has_devnum, has_ifindex, old);
 }
 
 int db_delete(const char *run_dir, const char *id)

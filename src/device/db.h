@@ -33,6 +33,9 @@ struct db_record {
         struct strlist tags;         /* G: all (sticky) tags */
         struct strlist current_tags; /* Q: tags set by the latest event */
         bool persist;                /* file mode 01644 (db_persist) */
+        char *raw;                   /* db_read(): the file's bytes (NUL-terminated) */
+        size_t raw_len;              /* and permission bits, for db_write_changed(); */
+        unsigned raw_mode;           /* raw is NULL otherwise */
 };
 void db_record_clear(struct db_record *r);
 
@@ -61,6 +64,15 @@ int db_parse(const char *data, size_t len, struct db_record *r);
  * fails, the old file is unlinked too (a stale record is worse than none). */
 int db_write(const char *run_dir, const char *id, const struct db_record *r, bool has_devnum,
              bool has_ifindex);
+/* db_write(), except that nothing is written when the file would not change:
+ * `old` (may be NULL) is the record db_read() gave at the start of the event
+ * and the new content and mode are exactly those bytes and that mode. The
+ * queue runs one event per device at a time, so the file is still what was
+ * read. A "change" event or a coldplug "add" of a known device mostly
+ * rewrites its record unchanged: this saves a temporary file, fchmod, write
+ * and rename. */
+int db_write_changed(const char *run_dir, const char *id, const struct db_record *r,
+                     bool has_devnum, bool has_ifindex, const struct db_record *old);
 /* The content db_write() would write for `r` (same checks, same line order),
  * into a new NUL-terminated buffer *ret (caller frees) of *ret_len bytes; ""
  * for a record that holds nothing. For tools and fuzzing (a parsed record

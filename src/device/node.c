@@ -327,9 +327,21 @@ static int node_symlink(const struct device_roots *roots, const char *link, cons
         if (r < 0)
                 return r;
         if (lstat(path, &st) >= 0) {
+                char cur[NODE_PATH_MAX];
+                ssize_t n;
+
                 if (!S_ISLNK(st.st_mode))
                         return log_debug_errno(-EEXIST, "Conflicting inode '%s' found, symlink to "
                                                "'%s' will not be created.", link, devnode);
+                /* already right (a "change" event, a second coldplug): as
+                 * systemd, leave it; no temporary link and rename */
+                n = readlink(path, cur, sizeof(cur));
+                if (n >= 0 && (size_t)n < sizeof(cur) && (size_t)n == strlen(target) &&
+                    memcmp(cur, target, (size_t)n) == 0) {
+                        log_debug("Preserve already existing symlink '%s' to '%s'", link,
+                                  devnode);
+                        return 0;
+                }
         } else if (errno != ENOENT) {
                 return log_debug_errno(errno, "Failed to lstat() '%s': %m", link);
         }

@@ -739,6 +739,66 @@ static int rm_rf(const char *path)
         return system(cmd);
 }
 
+static ino_t inode_of(const char *rel)
+{
+        char path[PATH_MAX];
+        struct stat st;
+
+        snprintf(path, sizeof(path), "%s/%s", root, rel);
+        ASSERT_EQ(stat(path, &st), 0);
+        return st.st_ino;
+}
+
+/* db_write_changed(): an unchanged record leaves the file alone (same inode:
+ * no temporary file renamed over it); any change in content or mode, or no
+ * old record, writes it. */
+static void test_write_changed(void)
+{
+        struct db_record r = {}, old = {};
+        ino_t ino;
+        char *data;
+        size_t len;
+
+        fill_example(&r);
+        ASSERT_EQ(db_write(root, "b8:7", &r, true, false), 0);
+        ASSERT_EQ(db_read(root, "b8:7", &old), 0);
+        ASSERT_TRUE(old.raw != NULL);
+        ASSERT_EQ(old.raw_len, sizeof(example_b8_1) - 1);
+        ASSERT_EQ(old.raw_mode, 0644);
+        ino = inode_of("data/b8:7");
+        ASSERT_EQ(db_write_changed(root, "b8:7", &r, true, false, &old), 0);
+        ASSERT_EQ(inode_of("data/b8:7"), ino);
+        /* no old record: written */
+        ASSERT_EQ(db_write_changed(root, "b8:7", &r, true, false, NULL), 0);
+        ASSERT_TRUE(inode_of("data/b8:7") != ino);
+        /* a new property: written, and the content is the new one */
+        ASSERT_EQ(db_read(root, "b8:7", &old), 0);
+        ino = inode_of("data/b8:7");
+        ASSERT_EQ(strlist_add(&r.properties, "ID_NEW=1"), 0);
+        ASSERT_EQ(db_write_changed(root, "b8:7", &r, true, false, &old), 0);
+        ASSERT_TRUE(inode_of("data/b8:7") != ino);
+        data = slurp("data/b8:7", &len);
+        ASSERT_TRUE(strstr(data, "E:ID_NEW=1\n") != NULL);
+        free(data);
+        /* only the mode differs (db_persist): written with the new mode */
+        ASSERT_EQ(db_read(root, "b8:7", &old), 0);
+        ino = inode_of("data/b8:7");
+        r.persist = true;
+        ASSERT_EQ(db_write_changed(root, "b8:7", &r, true, false, &old), 0);
+        ASSERT_TRUE(inode_of("data/b8:7") != ino);
+        ASSERT_EQ(mode_of("data/b8:7"), 01644);
+        /* a record that holds nothing is still deleted when it must be */
+        ASSERT_EQ(db_read(root, "b8:7", &old), 0);
+        db_record_clear(&r);
+        ASSERT_EQ(db_write_changed(root, "b8:7", &r, false, false, &old), 0);
+        char gone[PATH_MAX];
+        snprintf(gone, sizeof(gone), "%s/data/b8:7", root);
+        ASSERT_TRUE(access(gone, F_OK) < 0 && errno == ENOENT);
+        db_record_clear(&old);
+        db_record_clear(&r);
+        assert_no_temp_files("data");
+}
+
 int main(void)
 {
         umask(022);
@@ -755,6 +815,7 @@ int main(void)
         TEST_RUN(test_large_files);
         TEST_RUN(test_limits_and_errors);
         TEST_RUN(test_tag_index);
+        TEST_RUN(test_write_changed);
 
         assert_no_temp_files("data");
         ASSERT_EQ(rm_rf(root), 0);

@@ -330,7 +330,14 @@ static void test_update_and_remove(void)
         ASSERT_STREQ(link_target("block/8:0"), "../sda");
         strlist_add(&new, "/dev/disk/by-id/keep");
         strlist_add(&new, "/dev/disk/by-label/new");
+        /* an existing link with the right target is left alone (same inode) */
+        char kp[PATH_MAX];
+        struct stat st1, st2;
+        snprintf(kp, sizeof(kp), "%s/disk/by-id/keep", dev_root);
+        ASSERT_EQ(lstat(kp, &st1), 0);
         ASSERT_EQ(node_update(&roots, &a, &old, &new), 0);
+        ASSERT_EQ(lstat(kp, &st2), 0);
+        ASSERT_EQ(st1.st_ino, st2.st_ino);
         ASSERT_STREQ(link_target("disk/by-label/old"), "");
         ASSERT_STREQ(link_target("disk/by-label/new"), "../../sda");
         ASSERT_STREQ(link_target("disk/by-id/keep"), "../../sda");

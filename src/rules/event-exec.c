@@ -364,7 +364,10 @@ static int execute_other(struct udev_event *ev, const struct rules *rules, struc
                 log_warning_errno(r, "%s: Failed to update the tag index: %m", ni->nd.id);
         r = build_db_record(ev, &rec);
         if (r >= 0)
-                r = db_write(roots->run, ni->nd.id, &rec, ni->has_devnum, ni->has_ifindex);
+                /* `old` was read under the event's id: compare only with that file */
+                r = db_write_changed(roots->run, ni->nd.id, &rec, ni->has_devnum,
+                                     ni->has_ifindex,
+                                     ev->uevent && streq(ev->uevent->id, ni->nd.id) ? old : NULL);
         db_record_clear(&rec);
         if (r < 0)
                 return log_error_errno(r, "%s: Failed to write the database entry: %m",

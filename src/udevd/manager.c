@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -190,6 +191,9 @@ static void manager_idle_cleanup(struct manager *m)
         event_queue_get_stats(m->queue, &qs);
         if (qs.running == 0 && worker_pool_busy(m->pool) == 0) {
                 (void)node_cleanup_stack_dirs(&roots);
+                /* Once per idle period: give the heap a storm grew (queued
+                 * records, per-thread arenas) back to the kernel. */
+                (void)malloc_trim(0);
                 m->links_cleaned = true;
         }
         event_queue_set_paused(m->queue, m->queue_stopped);
