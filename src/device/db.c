@@ -305,8 +305,10 @@ int db_read(const char *run_dir, const char *id, struct db_record *r)
                 return k;
 
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
+        if (fd < 0) {
+                r->absent = errno == ENOENT;
                 return -errno;
+        }
         if (fstat(fd, &st) < 0)
                 return -errno;
         if (!S_ISREG(st.st_mode))
@@ -456,7 +458,7 @@ static int write_record(const char *run_dir, const char *id, const struct db_rec
                 return k;
 
         if (!record_has_info(r) && !has_devnum && !has_ifindex)
-                return db_delete(run_dir, id);
+                return old && old->absent ? 0 : db_delete(run_dir, id);
 
         k = path_join3(dir, sizeof(dir), run_dir, "data", NULL);
         if (k == 0)

@@ -36,12 +36,14 @@ struct db_record {
         char *raw;                   /* db_read(): the file's bytes (NUL-terminated) */
         size_t raw_len;              /* and permission bits, for db_write_changed(); */
         unsigned raw_mode;           /* raw is NULL otherwise */
+        bool absent;                 /* db_read() found no file (-ENOENT) */
 };
 void db_record_clear(struct db_record *r);
 
 /* Read /run/udev/data/<id>. Lines with an unknown type or malformed syntax are
  * skipped (debug log), never fatal; `persist` reflects the sticky bit.
- * Returns 0, -ENOENT (no record), -EFBIG, -errno. On error *r is left empty.
+ * Returns 0, -ENOENT (no record: *r empty with `absent` set), -EFBIG, -errno.
+ * On error *r is left empty.
  * *r must be initialized (zeroed or used before): its old content is freed.
  * Parsing follows sd-device: lines end at '\n' or '\r', an unterminated last
  * line is ignored, "E:KEY=" unsets KEY, a later E: line of the same key
@@ -70,7 +72,8 @@ int db_write(const char *run_dir, const char *id, const struct db_record *r, boo
  * queue runs one event per device at a time, so the file is still what was
  * read. A "change" event or a coldplug "add" of a known device mostly
  * rewrites its record unchanged: this saves a temporary file, fchmod, write
- * and rename. */
+ * and rename. Likewise a record to delete that `old` found absent is not
+ * unlinked again (most events of devices without a node or interface). */
 int db_write_changed(const char *run_dir, const char *id, const struct db_record *r,
                      bool has_devnum, bool has_ifindex, const struct db_record *old);
 /* The content db_write() would write for `r` (same checks, same line order),
