@@ -253,10 +253,16 @@ int exec_client_process(struct exec_client *c)
 
         pthread_mutex_lock(&c->lock);
         struct helper_proc *h = c->helper;
-        if (h && pidfd_exited(h->pidfd, 0)) {
+        bool dead = h && pidfd_exited(h->pidfd, 0);
+        if (dead)
                 helper_reap_locked(c, h, 0, false);
+        /* also: none since a restart was held back (the manager's timer comes
+         * by every second, so a helper is back before the next request) */
+        if (dead || !c->helper) {
                 if (!restart_allowed_locked(c, now_usec(CLOCK_MONOTONIC))) {
-                        log_error("exec helper keeps dying; restarting it on the next request");
+                        if (dead)
+                                log_error("exec helper keeps dying; restarting it within a "
+                                          "second or on the next request");
                 } else {
                         r = helper_start_locked(c);
                         if (r < 0)

@@ -42,8 +42,9 @@
  *
  * Helper death: the client restarts the helper (posix_spawn of
  * /proc/self/exe --exec-helper=3) when the manager's loop sees
- * exec_client_get_fd() readable and calls exec_client_process(), or when a
- * request finds the request socket dead; requests in flight fail with
+ * exec_client_get_fd() readable and calls exec_client_process() (a restart
+ * held back after 5 within a second follows from the manager's 1 s timer),
+ * or when a request finds the request socket dead; requests in flight fail with
  * -ECONNRESET ("exec helper died" is logged), later ones run normally. */
 
 #include <stdbool.h>
@@ -118,9 +119,12 @@ void exec_client_free(struct exec_client *c);
  * readable when the helper process has exited; the caller's event loop then
  * calls exec_client_process(). */
 int exec_client_get_fd(struct exec_client *c);
-/* If the helper has exited: reap it, log it, start a new one. Returns 1 if a
- * new helper was started, 0 if nothing was to be done, -errno if the restart
- * failed (the next exec_run() tries again). */
+/* If the helper has exited: reap it, log it, start a new one; if there is
+ * none (a restart held back because it kept dying, at most 5 a second),
+ * start one once that is allowed again. The manager calls this when the fd
+ * above is readable and from its 1 s timer. Returns 1 if a new helper was
+ * started, 0 if nothing was to be done, -errno if the restart failed (the
+ * next exec_run() tries again). */
 int exec_client_process(struct exec_client *c);
 /* pid of the running helper, 0 if none (tests, logging). */
 pid_t exec_client_helper_pid(struct exec_client *c);

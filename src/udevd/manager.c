@@ -488,6 +488,8 @@ static void on_timer(struct loop *l, int fd, uint32_t revents, void *userdata)
         if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
                 log_debug_errno(errno, "timerfd read failed: %m");
         ctrl_server_expire(m->ctrl, tc.now);
+        if (m->settings->exec)
+                (void)exec_client_process(m->settings->exec); /* a held-back restart */
         event_queue_foreach_running(m->queue, check_event_timeout, &tc);
         if (tc.now - m->last_rules_check >= RULES_CHECK_INTERVAL_USEC)
                 manager_reload(m, false);
