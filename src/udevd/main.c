@@ -1,5 +1,6 @@
 /* threads: manager (runs before any other thread exists) */
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <sched.h>
@@ -263,6 +264,13 @@ int main(int argc, char *argv[])
         int r;
 
         exec_helper_run_if_requested(argc, argv); /* hidden --exec-helper=FD: never returns */
+        /* Worker threads allocate and free per event; with one malloc arena
+         * per thread (glibc's default, up to 8 per CPU) each arena keeps its
+         * own high-water mark. Two arenas (thread caches stay per thread)
+         * keep a storm's peak memory down. MALLOC_ARENA_MAX in the
+         * environment still wins. */
+        if (!getenv("MALLOC_ARENA_MAX"))
+                (void)mallopt(M_ARENA_MAX, 2);
         log_set_target(LOG_TARGET_CONSOLE, "udevd");
         /* As systemd-udevd: the environment may choose level and target. Read
          * once here, before any thread exists. */

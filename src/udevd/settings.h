@@ -12,11 +12,11 @@ struct exec_client;
 #define UDEVD_RUN_DIR "/run/udev"
 /* Queued+running events before the listener pauses; the rest wait in the
  * kernel socket buffer (128 MiB requested, doubled by the kernel: room for
- * roughly 200,000 uevents). 8000 keeps the whole queue under ~8 MiB (about
- * 1 KiB per event with its blocking-rule index) and is far more than two
- * CPUs can have runnable; 20,000 gave the same drain speed at 10,000
- * devices with 10 MiB more peak PSS (README, Performance). */
-#define UDEVD_QUEUE_CAPACITY 8000
+ * roughly 200,000 uevents). 4000 keeps the whole queue around 4 MiB (about
+ * 1 KiB per event with its blocking-rule index), far more than the workers
+ * can have runnable; 20,000 gave the same drain speed at 10,000 devices
+ * with about 10 MiB more peak PSS (README, Performance). */
+#define UDEVD_QUEUE_CAPACITY 4000
 #define UDEVD_RCVBUF_SIZE (128 * 1024 * 1024)
 #define UDEVD_CHILDREN_MAX_LIMIT 2048
 
