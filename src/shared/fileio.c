@@ -50,7 +50,8 @@ static int mkdir_prefixes(const char *path, size_t end, mode_t mode)
         if (end == 0 || (end == 1 && buf[0] == '/'))
                 return 0;
 
-        /* Walk up until a mkdir() succeeds or finds the directory there. */
+        /* Walk up until a mkdir() succeeds or finds the directory there
+         * (a parent left with a trailing '/', from "a//b", is fine for mkdir). */
         for (;;) {
                 r = mkdir_one(buf, mode);
                 if (r != -ENOENT)
@@ -60,23 +61,13 @@ static int mkdir_prefixes(const char *path, size_t end, mode_t mode)
                         return r;
                 cut[n++] = (size_t)(slash - buf);
                 *slash = '\0';
-                while (slash > buf + 1 && slash[-1] == '/') /* "a//b" */
-                        *--slash = '\0';
         }
-        if (r < 0)
-                return r;
-        /* Then back down, restoring each separator. */
-        while (n > 0) {
-                size_t at = cut[--n];
-
-                for (size_t i = strlen(buf); i <= at; i++)
-                        if (buf[i] == '\0')
-                                buf[i] = '/';
+        /* Then back down, putting each separator back. */
+        while (r >= 0 && n > 0) {
+                buf[cut[--n]] = '/';
                 r = mkdir_one(buf, mode);
-                if (r < 0)
-                        return r;
         }
-        return 0;
+        return r;
 }
 
 int mkdir_parents(const char *path, mode_t mode)

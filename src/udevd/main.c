@@ -1,8 +1,8 @@
 /* threads: manager (runs before any other thread exists) */
 #include <errno.h>
-#include <malloc.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
