@@ -25,15 +25,7 @@
 #include "exec/exec-msg.h"
 #include "shared/log.h"
 #include "shared/macro.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-#define CHECK(x)                                                                   \
-        do {                                                                       \
-                if (!(x))                                                          \
-                        __builtin_trap();                                          \
-        } while (0)
+#include "fuzz.h"
 
 static char *argv_storage[EXEC_ARGC_MAX + 1];
 static char *env_storage[EXEC_ENVC_MAX + 1];

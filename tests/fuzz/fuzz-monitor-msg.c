@@ -37,15 +37,7 @@
 #include "shared/macro.h"
 
 #include "udevadm/netlink-monitor.c"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-#define CHECK(x)                                                                   \
-        do {                                                                       \
-                if (!(x))                                                          \
-                        __builtin_trap();                                          \
-        } while (0)
+#include "fuzz.h"
 
 #define MARKER "UDEV_DATABASE_VERSION=1"
 

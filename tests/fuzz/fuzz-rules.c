@@ -32,15 +32,7 @@
 #include "builtins/builtin.h"
 #include "rules/rules-internal.h"
 #include "shared/log.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-#define CHECK(x)                                                                   \
-        do {                                                                       \
-                if (!(x))                                                          \
-                        __builtin_trap();                                          \
-        } while (0)
+#include "fuzz.h"
 
 static const char *const fuzz_builtin_names[_BUILTIN_MAX] = {
         [BUILTIN_BLKID] = "blkid",       [BUILTIN_BTRFS] = "btrfs",

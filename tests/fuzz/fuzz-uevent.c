@@ -26,15 +26,7 @@
 #include "proto/uevent.h"
 #include "shared/log.h"
 #include "shared/macro.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-#define CHECK(x)                                                                   \
-        do {                                                                       \
-                if (!(x))                                                          \
-                        __builtin_trap();                                          \
-        } while (0)
+#include "fuzz.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
