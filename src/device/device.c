@@ -1359,6 +1359,27 @@ int device_set_sysattr(struct device *d, const char *name, const char *value)
 
 /* ------------------------------------------------------------ parents */
 
+/* Directories of the kernel's device tree that are never devices, so the
+ * parent walk need not look for their "uevent": /devices itself, the
+ * /devices/virtual kobject, and the class directories right below it (the
+ * kernel puts a parentless class device at /devices/virtual/<class>/<name>
+ * and nothing else there). Every virtual device's walk would otherwise cost
+ * three sysfs lookups, each taking the kernfs lock that an event storm keeps
+ * busy. */
+static bool devpath_never_device(const char *devpath)
+{
+        static const char virt[] = "/devices/virtual";
+
+        if (streq(devpath, "/devices"))
+                return true;
+        if (!strneq(devpath, virt, STRLEN(virt)))
+                return false;
+        devpath += STRLEN(virt);
+        if (devpath[0] == '\0')
+                return true;
+        return devpath[0] == '/' && devpath[1] != '\0' && !strchr(devpath + 1, '/');
+}
+
 /* The nearest ancestor that is a device (see the top of the file). */
 static int device_find_parent(struct device *d, struct device **ret)
 {
@@ -1383,6 +1404,8 @@ static int device_find_parent(struct device *d, struct device **ret)
                         *ret = found;
                         return 0;
                 }
+                if (devpath_never_device(p + ctx->sys_len))
+                        continue;
                 r = syspath_check(ctx, p);
                 if (r == -EINVAL || r == -ENOENT)
                         continue;

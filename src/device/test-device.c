@@ -374,6 +374,28 @@ static void test_parents(void)
         ASSERT_EQ(device_get_parent(dev_at(ctx, ETH0), &p), 0);
         ASSERT_STREQ(device_devpath(p), PCI_NET);
         ASSERT_EQ(device_get_parent(dev_at(ctx, LO), &p), -ENOENT);
+        /* /devices, /devices/virtual and its class directories are never
+         * devices, even with a (forged) uevent file; a real device below a
+         * virtual device is still found. */
+        fx_attr(&fx, "/devices/virtual/net", "uevent", "");
+        fx_attr(&fx, "/devices/virtual", "uevent", "");
+        fx_attr(&fx, "/devices", "uevent", "");
+        fx_device(&fx, LO "/queues/rx-0", "class/queues", NULL, "", NULL);
+        device_ctx_free(ctx);
+        ctx = new_ctx();
+        ASSERT_EQ(device_get_parent(dev_at(ctx, LO), &p), -ENOENT);
+        ASSERT_EQ(device_get_parent(dev_at(ctx, LO "/queues/rx-0"), &p), 0);
+        ASSERT_STREQ(device_devpath(p), LO);
+        ASSERT_EQ(device_get_parent(dev_at(ctx, "/devices/pci0000:00"), &p), -ENOENT);
+        for (const char *const *f = (const char *const[]){ "/devices/virtual/net/uevent",
+                                                           "/devices/virtual/uevent",
+                                                           "/devices/uevent", NULL };
+             *f; f++) {
+                char path[PATH_MAX];
+
+                snprintf(path, sizeof(path), "%s%s", fx.sys, *f);
+                ASSERT_EQ(unlink(path), 0);
+        }
         ASSERT_EQ(device_get_parent(dev_at(ctx, SCSI_HOST "/scsi_host/host0"), &p), 0);
         ASSERT_STREQ(device_devpath(p), SCSI_HOST);
         /* Outside /devices any directory is a device (sd-device's rule). */

@@ -20,6 +20,7 @@
 #include "exec/exec-client.h"
 #include "exec/exec-helper.h"
 #include "exec/exec-msg.h"
+#include "shared/blocking.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/time-util.h"
@@ -529,7 +530,7 @@ static int poll_timeout_ms(uint64_t now, uint64_t until)
 }
 
 /* Wait for the answer while reading the program's output. */
-static int run_wait(struct run *run)
+static int run_wait_reply(struct run *run)
 {
         const char *prog = run->req->argv[0];
         uint64_t timeout = run->deadline - run->start;
@@ -567,6 +568,17 @@ static int run_wait(struct run *run)
                                 return r;
                 }
         }
+}
+
+/* The worker's thread waits for the program: others may use its CPU. */
+static int run_wait(struct run *run)
+{
+        int r;
+
+        blocking_enter();
+        r = run_wait_reply(run);
+        blocking_leave();
+        return r;
 }
 
 /* After the answer: what the program wrote before it ended is in the pipes. */

@@ -205,7 +205,8 @@ static int execute_remove(struct udev_event *ev, const struct rules *rules, stru
                                 log_debug_errno(r, "%s: Failed to remove tag index entries, "
                                                 "ignoring: %m", ni->nd.id);
                 }
-                r = db_delete(roots->run, ni->nd.id);
+                /* nothing to unlink when the event found no record */
+                r = ev->old_db && ev->old_db->absent ? 0 : db_delete(roots->run, ni->nd.id);
                 if (r < 0)
                         log_debug_errno(r, "%s: Failed to delete the database entry, ignoring: %m",
                                         ni->nd.id);

@@ -19,6 +19,7 @@
 #include "rules/event-exec.h"
 #include "rules/rules-exec.h"
 #include "rules/udev-event.h"
+#include "shared/blocking.h"
 #include "shared/log.h"
 #include "shared/time-util.h"
 #include "udevd/event-process.h"
@@ -132,8 +133,10 @@ static void debug_delay(struct worker_ctx *w, const struct uevent *ev)
                 .tv_sec = (time_t)(s->debug_event_delay_usec / USEC_PER_SEC),
                 .tv_nsec = (long)(s->debug_event_delay_usec % USEC_PER_SEC * NSEC_PER_USEC),
         };
+        blocking_enter(); /* like a program: other events may use the CPU */
         while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
                 ;
+        blocking_leave();
 }
 
 /* Everything one event needs, owned by the worker for its duration. */

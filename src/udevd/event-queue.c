@@ -29,6 +29,18 @@
  * only if it still owns it) and decrements its dependants; those reaching zero
  * are appended to the runnable FIFO.
  *
+ * Concurrency (event_queue_set_soft_running()): besides max_running, a soft
+ * limit (the number of CPUs) bounds the events that run at once, not
+ * counting those whose worker announced a wait for another process
+ * (event_queue_set_blocked()). While the running events make progress (one
+ * is taken or completes at least every stall_usec), runnable events beyond
+ * the soft limit wait: CPU-bound events run back to back on as many threads
+ * as there are CPUs, without a wake-up or a context switch per event. When
+ * nothing has progressed for stall_usec (the running events wait for the
+ * kernel, a lock, ...) one more event may start, and so on once per
+ * stall_usec up to max_running. One idle taker (the "standby") sleeps with
+ * that deadline; the others sleep until woken.
+ *
  * Requeued events (block device locked, event-processing.md §3.3) go back from
  * running to queued without leaving the indexes, so their dependants stay
  * blocked; they wait on the `delayed` list until their not-before time (or a
@@ -99,6 +111,10 @@ struct event_queue {
         struct event_queue_hooks hooks;
         size_t capacity;      /* 0: unlimited */
         unsigned max_running; /* 0: unlimited */
+        unsigned soft_running; /* 0: no soft limit (see the top of the file) */
+        uint64_t stall_usec;
+        uint64_t last_progress; /* CLOCK_MONOTONIC µs of the last take or completion */
+        bool standby;           /* a taker sleeps until the stall deadline */
         bool paused;
         bool shutdown;
         bool busy;
@@ -108,6 +124,7 @@ struct event_queue {
         struct queued_event *runnable_head, *runnable_tail;
         struct queued_event *delayed; /* requeued, waiting for not_before */
         size_t n_queued, n_running, n_runnable, n_delayed;
+        size_t n_blocked; /* running events whose worker waits for another process */
         uint64_t pushed_total, done_total;
 
         size_t n_waiting;   /* takers blocked on `takers` */
@@ -243,16 +260,42 @@ static size_t total_locked(const struct event_queue *q)
         return q->n_queued + q->n_running;
 }
 
+/* Room below max_running. */
+static size_t hard_slots_locked(const struct event_queue *q)
+{
+        if (q->paused)
+                return 0;
+        if (q->max_running == 0)
+                return SIZE_MAX;
+        return q->n_running >= q->max_running ? 0 : q->max_running - q->n_running;
+}
+
+static bool stalled_locked(const struct event_queue *q)
+{
+        return now_usec(CLOCK_MONOTONIC) >= q->last_progress + q->stall_usec;
+}
+
 /* How many runnable events takers could pick up right now. */
 static size_t takeable_locked(const struct event_queue *q)
 {
-        size_t slots = SIZE_MAX;
+        size_t slots = hard_slots_locked(q);
 
-        if (q->paused)
-                return 0;
-        if (q->max_running > 0)
-                slots = q->n_running >= q->max_running ? 0 : q->max_running - q->n_running;
+        if (q->soft_running > 0 && slots > 0 && q->n_runnable > 0) {
+                size_t active = q->n_running - MIN(q->n_blocked, q->n_running);
+                size_t soft = active >= q->soft_running ? 0 : q->soft_running - active;
+
+                if (soft == 0 && stalled_locked(q))
+                        soft = 1;
+                slots = MIN(slots, soft);
+        }
         return MIN(q->n_runnable, slots);
+}
+
+/* Runnable events that only the soft limit holds back (a standby watches). */
+static bool held_back_locked(const struct event_queue *q)
+{
+        return q->soft_running > 0 && q->n_runnable > 0 &&
+               MIN(q->n_runnable, hard_slots_locked(q)) > takeable_locked(q);
 }
 
 /* Wake as many blocked takers as there is work for, counting wake-ups that
@@ -267,10 +310,13 @@ static void wake_takers_locked(struct event_queue *q)
         }
 }
 
-/* Runnable work that no idle or already woken taker will pick up. */
+/* Runnable work that no idle or already woken taker will pick up, or held
+ * back work with no idle taker left to stand by. */
 static bool need_worker_locked(const struct event_queue *q)
 {
-        return q->hooks.on_need_worker && takeable_locked(q) > q->n_signalled;
+        return q->hooks.on_need_worker &&
+               (takeable_locked(q) > q->n_signalled ||
+                (q->n_waiting == 0 && held_back_locked(q)));
 }
 
 static void update_busy_locked(struct event_queue *q)
@@ -811,13 +857,14 @@ int event_queue_wait_empty(struct event_queue *q, uint64_t deadline_usec)
         return wait_space(q, deadline_usec, empty_done);
 }
 
-struct queued_event *event_queue_take(struct event_queue *q)
+/* *need: the pool should start a worker (see need_worker_locked()). */
+static struct queued_event *take_locked(struct event_queue *q, bool *need)
 {
         struct queued_event *qe;
 
-        pthread_mutex_lock(&q->lock);
         for (;;) {
                 uint64_t next = USEC_INFINITY;
+                bool standby = false;
 
                 if (q->n_delayed > 0) {
                         uint64_t now = now_usec(CLOCK_MONOTONIC);
@@ -826,13 +873,19 @@ struct queued_event *event_queue_take(struct event_queue *q)
                 if (takeable_locked(q) > 0)
                         break;
                 if (q->shutdown && (q->paused || q->n_queued == 0)) {
-                        pthread_mutex_unlock(&q->lock);
+                        *need = false;
                         return NULL;
+                }
+                if (!q->standby && held_back_locked(q)) {
+                        q->standby = standby = true;
+                        next = MIN(next, q->last_progress + q->stall_usec);
                 }
                 q->n_waiting++;
                 /* With delayed events, sleep at most until the earliest is due. */
                 (void)cond_wait_until(&q->takers, &q->lock, next);
                 q->n_waiting--;
+                if (standby)
+                        q->standby = false;
                 /* Also after a timeout: an undercount only costs extra wake-ups. */
                 if (q->n_signalled > 0)
                         q->n_signalled--;
@@ -843,15 +896,60 @@ struct queued_event *event_queue_take(struct event_queue *q)
         q->n_queued--;
         qe->state = QE_RUNNING;
         qe->start_usec = now_usec(CLOCK_MONOTONIC);
+        q->last_progress = qe->start_usec;
         list_append(&q->lent, qe);
         q->n_running++;
 
         if (q->shutdown && q->n_queued == 0)
                 pthread_cond_broadcast(&q->takers); /* the others may leave now */
-        else
+        else {
                 wake_takers_locked(q); /* make up for a wake-up lost to a spurious one */
-        pthread_mutex_unlock(&q->lock);
+                /* Held-back work needs a standby: wake an idle taker to become it. */
+                if (!q->standby && held_back_locked(q) && q->n_waiting > q->n_signalled) {
+                        q->n_signalled++;
+                        pthread_cond_signal(&q->takers);
+                }
+        }
+        /* No idle taker left to stand by for the held-back work: ask for one
+         * (the pool is full otherwise: pushes ask for takeable work). */
+        *need = !q->shutdown && q->hooks.on_need_worker && q->n_waiting == 0 &&
+                held_back_locked(q);
         return qe;
+}
+
+struct queued_event *event_queue_take(struct event_queue *q)
+{
+        struct queued_event *qe;
+        bool need;
+
+        pthread_mutex_lock(&q->lock);
+        qe = take_locked(q, &need);
+        pthread_mutex_unlock(&q->lock);
+        if (need)
+                q->hooks.on_need_worker(q->hooks.userdata);
+        return qe;
+}
+
+/* Complete qe; with `will_take` the caller takes the next event right after,
+ * so the slot qe frees needs no wake-up. */
+static void done_locked(struct event_queue *q, struct queued_event *qe, bool will_take)
+{
+        assert(qe->state != QE_QUEUED);
+        list_remove(&q->lent, qe);
+        if (qe->state == QE_RUNNING) {
+                release_locked(q, qe);
+                q->n_running--;
+                q->done_total++;
+                q->last_progress = now_usec(CLOCK_MONOTONIC);
+                count_decreased_locked(q);
+                if (will_take && takeable_locked(q) > 0) {
+                        /* keep one for the caller */
+                        q->n_running++;
+                        wake_takers_locked(q);
+                        q->n_running--;
+                } else
+                        wake_takers_locked(q);
+        }
 }
 
 void event_queue_done(struct event_queue *q, struct queued_event *qe)
@@ -860,17 +958,57 @@ void event_queue_done(struct event_queue *q, struct queued_event *qe)
                 return;
 
         pthread_mutex_lock(&q->lock);
-        assert(qe->state != QE_QUEUED);
-        list_remove(&q->lent, qe);
-        if (qe->state == QE_RUNNING) {
-                release_locked(q, qe);
-                q->n_running--;
-                q->done_total++;
-                count_decreased_locked(q);
-                wake_takers_locked(q);
-        }
+        done_locked(q, qe, false);
         pthread_mutex_unlock(&q->lock);
         qe_free(qe);
+}
+
+struct queued_event *event_queue_done_take(struct event_queue *q, struct queued_event *qe)
+{
+        struct queued_event *next;
+        bool need;
+
+        pthread_mutex_lock(&q->lock);
+        if (qe)
+                done_locked(q, qe, true);
+        next = take_locked(q, &need);
+        pthread_mutex_unlock(&q->lock);
+        qe_free(qe);
+        if (need)
+                q->hooks.on_need_worker(q->hooks.userdata);
+        return next;
+}
+
+void event_queue_set_soft_running(struct event_queue *q, unsigned soft_running,
+                                  uint64_t stall_usec)
+{
+        bool need;
+
+        pthread_mutex_lock(&q->lock);
+        q->soft_running = soft_running;
+        q->stall_usec = stall_usec;
+        wake_takers_locked(q);
+        need = !q->shutdown && need_worker_locked(q);
+        pthread_mutex_unlock(&q->lock);
+        if (need)
+                q->hooks.on_need_worker(q->hooks.userdata);
+}
+
+void event_queue_set_blocked(struct event_queue *q, bool blocked)
+{
+        bool need = false;
+
+        pthread_mutex_lock(&q->lock);
+        if (blocked) {
+                q->n_blocked++;
+                /* a soft slot opened */
+                wake_takers_locked(q);
+                need = !q->shutdown && need_worker_locked(q);
+        } else if (q->n_blocked > 0)
+                q->n_blocked--;
+        pthread_mutex_unlock(&q->lock);
+        if (need)
+                q->hooks.on_need_worker(q->hooks.userdata);
 }
 
 int event_queue_requeue(struct event_queue *q, struct queued_event *qe, uint64_t delay_usec,
@@ -902,6 +1040,7 @@ int event_queue_requeue(struct event_queue *q, struct queued_event *qe, uint64_t
         qe->state = QE_QUEUED;
         list_append(&q->queued, qe);
         q->n_running--;
+        q->last_progress = now;
         q->n_queued++;
         if (delay_usec == 0) {
                 runnable_append_locked(q, qe);
@@ -1020,6 +1159,7 @@ void event_queue_get_stats(struct event_queue *q, struct event_queue_stats *ret)
                 .running = q->n_running,
                 .runnable = q->n_runnable,
                 .delayed = q->n_delayed,
+                .startable = takeable_locked(q) + (held_back_locked(q) ? 1 : 0),
                 .pushed_total = q->pushed_total,
                 .done_total = q->done_total,
         };

@@ -71,6 +71,10 @@ struct queued_event *event_queue_take(struct event_queue *q);
 /* Finish an event taken with event_queue_take(): unblocks its dependants and
  * frees it (including the uevent record). Also used for abandoned events. */
 void event_queue_done(struct event_queue *q, struct queued_event *qe);
+/* event_queue_done(qe) (when qe is not NULL), then event_queue_take(), in
+ * one go: the worker that frees a slot takes the next event itself, with
+ * nobody woken for it. */
+struct queued_event *event_queue_done_take(struct event_queue *q, struct queued_event *qe);
 
 /* Worker side, instead of event_queue_done(): put a running event back into
  * the queue because its block device is locked by another process
@@ -106,6 +110,15 @@ void event_queue_set_paused(struct event_queue *q, bool paused);
 /* Limit of events running at once (children max); takers beyond it wait.
  * 0 = unlimited (the default). */
 void event_queue_set_max_running(struct event_queue *q, unsigned max_running);
+/* At most soft_running events run at once while they make progress; one
+ * more may start each time none was taken or completed for stall_usec (up to
+ * max_running). Events whose worker waits for another process (see
+ * event_queue_set_blocked()) do not count. 0 = no soft limit (the default). */
+void event_queue_set_soft_running(struct event_queue *q, unsigned soft_running,
+                                  uint64_t stall_usec);
+/* The calling worker's running event starts (true) or stops (false) waiting
+ * for another process: a program, a helper's reply. */
+void event_queue_set_blocked(struct event_queue *q, bool blocked);
 
 /* Shut down: with drop_queued, not-yet-running events are freed at once;
  * otherwise take() keeps handing out events until none are left. In both cases
@@ -121,6 +134,8 @@ struct event_queue_stats {
         size_t running;  /* lent to workers */
         size_t runnable; /* queued and not blocked */
         size_t delayed;  /* queued, requeued and waiting for their retry time */
+        size_t startable; /* runnable events takers may start now, +1 for a standby
+                           * taker while the soft limit holds some back */
         uint64_t pushed_total;
         uint64_t done_total; /* finished or abandoned (dropped ones not counted) */
 };

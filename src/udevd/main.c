@@ -22,16 +22,20 @@
 #include "udevd/notify.h"
 #include "udevd/settings.h"
 
-unsigned udevd_default_children_max(void)
+unsigned udevd_cpus(void)
 {
         cpu_set_t set;
-        unsigned cpus = 1;
-        long pages = sysconf(_SC_PHYS_PAGES), pagesize = sysconf(_SC_PAGESIZE);
-        unsigned long long mem_limit;
 
         if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-                cpus = (unsigned)CPU_COUNT(&set);
-        unsigned n = 2 * cpus + 16;
+                return (unsigned)CPU_COUNT(&set);
+        return 1;
+}
+
+unsigned udevd_default_children_max(void)
+{
+        long pages = sysconf(_SC_PHYS_PAGES), pagesize = sysconf(_SC_PAGESIZE);
+        unsigned long long mem_limit;
+        unsigned n = 2 * udevd_cpus() + 16;
         if (pages > 0 && pagesize > 0) {
                 mem_limit = (unsigned long long)pages * (unsigned long long)pagesize /
                             (128ULL * 1024 * 1024);

@@ -574,6 +574,7 @@ int manager_new(const struct udevd_settings *settings, const struct manager_opti
         if (r < 0)
                 goto fail;
         event_queue_set_max_running(m->queue, m->children_max);
+        event_queue_set_soft_running(m->queue, udevd_cpus(), UDEVD_STALL_USEC);
         r = worker_pool_new(m->queue, settings, m->children_max, &m->pool);
         if (r < 0)
                 goto fail;

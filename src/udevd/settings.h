@@ -19,6 +19,10 @@ struct exec_client;
 #define UDEVD_QUEUE_CAPACITY 4000
 #define UDEVD_RCVBUF_SIZE (128 * 1024 * 1024)
 #define UDEVD_CHILDREN_MAX_LIMIT 2048
+/* Events run at once while they make progress: one per CPU; one more may
+ * start per UDEVD_STALL_USEC during which none was taken or completed (up to
+ * children_max). Waits for programs do not count (udevd/event-queue.c). */
+#define UDEVD_STALL_USEC 1000
 
 struct udevd_settings {
         bool daemonize;
@@ -45,3 +49,5 @@ struct udevd_settings {
 
 /* The default worker limit: min(2*cpus + 16, max(RAM / 128 MiB, 10), 2048). */
 unsigned udevd_default_children_max(void);
+/* CPUs this process may run on (at least 1). */
+unsigned udevd_cpus(void);

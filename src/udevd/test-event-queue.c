@@ -382,6 +382,107 @@ static struct queued_event *taker_join(struct taker *t)
         return atomic_load(&t->got);
 }
 
+/* Soft limit 1, no stall in sight: a second event waits while the first
+ * runs; done_take() hands the next one to the same worker. */
+static void test_soft_limit(void)
+{
+        struct event_queue *q;
+        struct counters c;
+        struct taker t;
+        struct queued_event *a, *b, *d;
+
+        q = new_queue(&c, 0);
+        event_queue_set_soft_running(q, 1, 60 * USEC_PER_SEC);
+        push1(q, mk(1, "add", "/devices/a", "test", NULL));
+        push1(q, mk(2, "add", "/devices/b", "test", NULL));
+        push1(q, mk(3, "add", "/devices/c", "test", NULL));
+        /* one to start, plus a standby taker */
+        ASSERT_EQ(stats(q).startable, 2);
+        a = take_now(q, 1);
+        ASSERT_EQ(stats(q).startable, 1); /* the standby */
+        taker_start(&t, q);
+        sleep_ms(50);
+        ASSERT_TRUE(!atomic_load(&t.returned));
+        b = event_queue_done_take(q, a);
+        ASSERT_TRUE(b);
+        ASSERT_EQ(queued_event_uevent(b)->seqnum, 2);
+        ASSERT_TRUE(!atomic_load(&t.returned)); /* nobody was woken for it */
+        event_queue_done(q, b);                 /* now the waiting taker gets 3 */
+        d = taker_join(&t);
+        ASSERT_TRUE(d);
+        ASSERT_EQ(queued_event_uevent(d)->seqnum, 3);
+        event_queue_done(q, d);
+        /* without a soft limit all three start at once */
+        event_queue_set_soft_running(q, 0, 0);
+        push1(q, mk(4, "add", "/devices/a", "test", NULL));
+        push1(q, mk(5, "add", "/devices/b", "test", NULL));
+        ASSERT_EQ(stats(q).startable, 2);
+        a = take_now(q, 4);
+        b = take_now(q, 5);
+        event_queue_done(q, a);
+        event_queue_done(q, b);
+        event_queue_free(q);
+}
+
+/* When the running event makes no progress for the stall time, one more starts. */
+static void test_soft_limit_stall(void)
+{
+        struct event_queue *q;
+        struct counters c;
+        struct taker t;
+        struct queued_event *a, *b;
+        uint64_t t0;
+
+        q = new_queue(&c, 0);
+        event_queue_set_soft_running(q, 1, 30 * USEC_PER_MSEC);
+        push1(q, mk(1, "add", "/devices/a", "test", NULL));
+        push1(q, mk(2, "add", "/devices/b", "test", NULL));
+        a = take_now(q, 1);
+        t0 = now_usec(CLOCK_MONOTONIC);
+        taker_start(&t, q);
+        b = taker_join(&t);
+        ASSERT_TRUE(b);
+        ASSERT_EQ(queued_event_uevent(b)->seqnum, 2);
+        ASSERT_TRUE(now_usec(CLOCK_MONOTONIC) - t0 >= 25 * USEC_PER_MSEC);
+        event_queue_done(q, a);
+        event_queue_done(q, b);
+        event_queue_free(q);
+}
+
+/* A worker waiting for a program frees its place at once. */
+static void test_soft_limit_blocked(void)
+{
+        struct event_queue *q;
+        struct counters c;
+        struct taker t;
+        struct queued_event *a, *b;
+
+        q = new_queue(&c, 0);
+        event_queue_set_soft_running(q, 1, 60 * USEC_PER_SEC);
+        push1(q, mk(1, "add", "/devices/a", "test", NULL));
+        push1(q, mk(2, "add", "/devices/b", "test", NULL));
+        push1(q, mk(3, "add", "/devices/c", "test", NULL));
+        a = take_now(q, 1);
+        taker_start(&t, q);
+        sleep_ms(30);
+        ASSERT_TRUE(!atomic_load(&t.returned));
+        atomic_store(&c.need_worker, 0);
+        event_queue_set_blocked(q, true);
+        b = taker_join(&t);
+        ASSERT_TRUE(b);
+        ASSERT_EQ(queued_event_uevent(b)->seqnum, 2);
+        /* 3 is held back again (1 blocked, 2 running) and no taker is idle:
+         * the pool is asked for a standby */
+        ASSERT_EQ(stats(q).startable, 1);
+        ASSERT_TRUE(atomic_load(&c.need_worker) >= 1);
+        event_queue_set_blocked(q, false);
+        event_queue_done(q, a);
+        event_queue_done(q, b);
+        a = take_now(q, 3);
+        event_queue_done(q, a);
+        event_queue_free(q);
+}
+
 static void test_paused(void)
 {
         struct event_queue *q;
@@ -1308,6 +1409,7 @@ struct stress {
         atomic_bool pusher_done;
         atomic_uint_fast64_t abandoned;
         bool conflict[S_NPATHS][S_NPATHS];
+        bool soft; /* soft limit, blocked waits, done_take() */
 };
 
 static bool path_conflict(const char *a, const char *b)
@@ -1325,7 +1427,8 @@ static void *s_worker(void *userdata)
         unsigned seed = (unsigned)(uintptr_t)pthread_self();
         struct queued_event *qe;
 
-        while ((qe = event_queue_take(s->q))) {
+        qe = event_queue_take(s->q);
+        while (qe) {
                 struct s_event *e = &s->ev[queued_event_uevent(qe)->seqnum - 1];
                 unsigned r = (unsigned)rand_r(&seed);
 
@@ -1335,8 +1438,18 @@ static void *s_worker(void *userdata)
                 else if (r % 4 == 0)
                         sched_yield();
                 (void)queued_event_abandoned(qe);
+                if (s->soft && r % 7 == 0) {
+                        event_queue_set_blocked(s->q, true); /* a program's wait */
+                        sched_yield();
+                        event_queue_set_blocked(s->q, false);
+                }
                 atomic_store(&e->end, atomic_fetch_add(&s->tick, 1) + 1);
-                event_queue_done(s->q, qe);
+                if (s->soft && r % 3 != 0) {
+                        qe = event_queue_done_take(s->q, qe);
+                } else {
+                        event_queue_done(s->q, qe);
+                        qe = event_queue_take(s->q);
+                }
         }
         return NULL;
 }
@@ -1489,7 +1602,7 @@ static void s_check(struct stress *s)
         }
 }
 
-static void test_stress(void)
+static void run_stress(bool soft)
 {
         pthread_t workers[S_WORKERS], pusher, manager;
         struct stress *s;
@@ -1508,6 +1621,9 @@ static void test_stress(void)
                 .on_busy_changed = on_busy, .on_need_worker = on_need, .userdata = &s->c,
         };
         ASSERT_EQ(event_queue_new(&hooks, 256, &s->q), 0);
+        s->soft = soft;
+        if (soft)
+                event_queue_set_soft_running(s->q, 2, 200);
         for (unsigned i = 0; i < S_WORKERS; i++)
                 ASSERT_EQ(pthread_create(&workers[i], NULL, s_worker, s), 0);
         ASSERT_EQ(pthread_create(&manager, NULL, s_manager, s), 0);
@@ -1532,6 +1648,17 @@ static void test_stress(void)
         event_queue_free(s->q);
         free(s->ev);
         free(s);
+}
+
+static void test_stress(void)
+{
+        run_stress(false);
+}
+
+/* The same with a soft limit of 2 (stall 200 µs), blocked waits and done_take(). */
+static void test_stress_soft(void)
+{
+        run_stress(true);
 }
 
 int main(void)
@@ -1568,5 +1695,9 @@ int main(void)
         TEST_RUN(test_scale_independent);
         TEST_RUN(test_scale_chain);
         TEST_RUN(test_stress);
+        TEST_RUN(test_stress_soft);
+        TEST_RUN(test_soft_limit);
+        TEST_RUN(test_soft_limit_stall);
+        TEST_RUN(test_soft_limit_blocked);
         return 0;
 }

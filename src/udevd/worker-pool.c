@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "builtins/builtin.h"
+#include "shared/blocking.h"
 #include "shared/log.h"
 #include "shared/time-util.h"
 #include "udevd/event-process.h"
@@ -78,6 +79,11 @@ static bool requeue_locked_event(struct worker_ctx *w, struct worker_pool *p,
         return false;
 }
 
+static void worker_blocked(bool blocked, void *userdata)
+{
+        event_queue_set_blocked(userdata, blocked);
+}
+
 static void *worker_main(void *userdata)
 {
         struct worker *self = userdata;
@@ -99,20 +105,23 @@ static void *worker_main(void *userdata)
         if (r < 0)
                 log_error_errno(r, "worker %u: failed to open the broadcast socket: %m", self->id);
 
-        for (;;) {
-                struct queued_event *qe = event_queue_take(p->queue);
-                if (!qe)
-                        break;
+        /* Waits for programs free this worker's place below the queue's
+         * soft limit while they last. */
+        blocking_set_thread_hook(worker_blocked, p->queue);
+        struct queued_event *qe = event_queue_take(p->queue);
+        while (qe) {
                 atomic_fetch_add(&p->busy, 1);
                 r = event_process(&w, queued_event_uevent(qe), event_abandoned, qe);
                 if (r == EVENT_PROCESS_LOCKED && requeue_locked_event(&w, p, qe)) {
                         atomic_fetch_sub(&p->busy, 1);
+                        qe = event_queue_take(p->queue);
                         continue;
                 }
                 atomic_fetch_add(r != 0 ? &p->failed : &p->processed, 1);
                 atomic_fetch_sub(&p->busy, 1);
-                event_queue_done(p->queue, qe);
+                qe = event_queue_done_take(p->queue, qe);
         }
+        blocking_set_thread_hook(NULL, NULL);
 
         broadcaster_close(&w.bc);
         builtins_thread_exit(); /* this thread's libkmod context, hwdb mapping, ... */
@@ -174,14 +183,15 @@ void worker_pool_grow(struct worker_pool *p)
         struct event_queue_stats qs;
         unsigned started = 0;
 
-        /* Start as many workers as there are runnable events that no free
-         * (idle or just started) worker will take, up to the limit: a burst
-         * gets its parallelism at once, not one thread per wake-up. */
+        /* Start as many workers as there are events the queue lets start
+         * (its soft limit included) that no free (idle or just started)
+         * worker will take, plus a standby, up to the limit: a burst gets its
+         * parallelism at once, not one thread per wake-up. */
         event_queue_get_stats(p->queue, &qs);
         pthread_mutex_lock(&p->lock);
         unsigned busy = atomic_load(&p->busy);
         unsigned free_workers = p->n_workers > busy ? p->n_workers - busy : 0;
-        size_t want = qs.runnable > free_workers ? qs.runnable - free_workers : 0;
+        size_t want = qs.startable > free_workers ? qs.startable - free_workers : 0;
         if (want == 0 && p->n_workers == 0 && qs.queued > 0)
                 want = 1;
         while (!p->joining && want > 0 && p->n_workers < p->max) {
