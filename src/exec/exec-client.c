@@ -686,6 +686,10 @@ int exec_run(struct exec_client *c, const struct exec_request *req, struct exec_
                 .deadline_usec = run.deadline,
                 .kill_grace_usec = run.timeout_signal == SIGKILL ? 0 : run.kill_grace,
                 .timeout_signal = run.timeout_signal,
+                /* the daemon's level, or this event's OPTIONS+="log_level=" */
+                .set_log_level = true,
+                .log_level = log_get_thread_max_level() >= 0 ? log_get_thread_max_level()
+                                                              : log_get_max_level(),
         };
         r = exec_msg_request_build(&view, req->argv, req->envp, &msg, &size);
         if (r < 0)

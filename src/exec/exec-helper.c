@@ -199,6 +199,8 @@ static void handle_request(struct helper *h, size_t size, int *fds)
                 send_reply(fds[EXEC_FD_REPLY], &rep);
         } else {
                 rep.id = v.id;
+                if (v.set_log_level)
+                        log_set_max_level(v.log_level); /* follows the daemon's */
                 r = start_child(h, &v, fds);
                 if (r < 0) {
                         log_debug_errno(r, "request %" PRIu64 ": cannot start %s: %m", v.id,

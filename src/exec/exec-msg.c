@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <syslog.h>
 
 #include "exec/exec-msg.h"
 #include "shared/macro.h"
@@ -50,6 +51,8 @@ int exec_msg_request_build(const struct exec_msg_request_view *view, char *const
                 return -EINVAL;
         if (view->kill_grace_usec > EXEC_KILL_GRACE_MAX_USEC)
                 return -EINVAL;
+        if (view->set_log_level && (view->log_level < 0 || view->log_level > LOG_DEBUG))
+                return -EINVAL;
         for (size_t i = 0; envp && envp[i]; i++)
                 if (!env_entry_valid(envp[i]))
                         return -EINVAL;
@@ -73,6 +76,7 @@ int exec_msg_request_build(const struct exec_msg_request_view *view, char *const
                 .timeout_signal = view->timeout_signal,
                 .argc = (uint32_t)argc,
                 .envc = (uint32_t)envc,
+                .flags = view->set_log_level ? (uint32_t)view->log_level + 1 : 0,
         };
         memcpy(buf, &h, sizeof(h));
         char *p = buf + sizeof(h);
@@ -113,7 +117,9 @@ int exec_msg_request_parse(char *buf, size_t size, char **argv_storage, char **e
         if (size < sizeof(h) || size > EXEC_MSG_MAX)
                 return -EBADMSG;
         memcpy(&h, buf, sizeof(h));
-        if (h.magic != EXEC_MSG_REQUEST_MAGIC || h.size != size || h.flags != 0)
+        if (h.magic != EXEC_MSG_REQUEST_MAGIC || h.size != size ||
+            (h.flags & ~EXEC_REQ_LOG_LEVEL_MASK) != 0 ||
+            (h.flags & EXEC_REQ_LOG_LEVEL_MASK) > LOG_DEBUG + 1)
                 return -EBADMSG;
         if (h.argc < 1 || h.argc > EXEC_ARGC_MAX || h.envc > EXEC_ENVC_MAX)
                 return -EBADMSG;
@@ -140,6 +146,8 @@ int exec_msg_request_parse(char *buf, size_t size, char **argv_storage, char **e
                 .deadline_usec = h.deadline_usec,
                 .kill_grace_usec = h.kill_grace_usec,
                 .timeout_signal = h.timeout_signal,
+                .set_log_level = (h.flags & EXEC_REQ_LOG_LEVEL_MASK) != 0,
+                .log_level = (int)(h.flags & EXEC_REQ_LOG_LEVEL_MASK) - 1,
                 .argc = h.argc,
                 .envc = h.envc,
                 .argv = argv_storage,

@@ -65,8 +65,13 @@ struct exec_msg_request {
         int32_t timeout_signal;   /* 1 .. NSIG-1 */
         uint32_t argc;            /* 1 .. EXEC_ARGC_MAX */
         uint32_t envc;            /* 0 .. EXEC_ENVC_MAX */
-        uint32_t flags;           /* reserved, must be 0 */
+        uint32_t flags;           /* EXEC_REQ_*; other bits must be 0 */
 };
+
+/* exec_msg_request.flags: bits 0-3 are the sender's log level + 1, which the
+ * helper adopts (0: keep its own), so that `udevadm control --log-level`
+ * and OPTIONS+="log_level=" reach it. */
+#define EXEC_REQ_LOG_LEVEL_MASK UINT32_C(0xf)
 
 #define EXEC_MSG_MAX (sizeof(struct exec_msg_request) + EXEC_STRINGS_MAX)
 
@@ -91,6 +96,8 @@ struct exec_msg_request_view {
         uint64_t deadline_usec;
         uint64_t kill_grace_usec;
         int timeout_signal;
+        bool set_log_level; /* false: the helper keeps its level */
+        int log_level;      /* LOG_EMERG..LOG_DEBUG */
         size_t argc, envc;
         char **argv; /* NULL-terminated, in the caller's storage */
         char **envp; /* NULL-terminated, in the caller's storage */
@@ -98,7 +105,7 @@ struct exec_msg_request_view {
 
 /* Encode a request into a new buffer (*ret, freed by the caller). argv and
  * envp are NULL-terminated (envp may be NULL: empty environment). The other
- * fields of `view` (id, deadline, grace, signal) are copied; argc/envc and the
+ * fields of `view` (id, deadline, grace, signal, log level) are copied; argc/envc and the
  * arrays in `view` are ignored. Returns 0, -EINVAL (bad argv[0], environment
  * entry or signal) or -E2BIG (a limit above exceeded). */
 int exec_msg_request_build(const struct exec_msg_request_view *view, char *const *argv,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "exec/exec-msg.h"
@@ -43,6 +44,25 @@ static void test_roundtrip(void)
         for (size_t i = 0; i < 4; i++)
                 ASSERT_STREQ(v.envp[i], envp[i]);
         ASSERT_TRUE(v.envp[4] == NULL);
+        free(msg);
+
+        /* No level by default; a level travels in the flags. */
+        ASSERT_TRUE(!v.set_log_level);
+        struct exec_msg_request_view lv = base;
+        lv.set_log_level = true;
+        for (int level = LOG_EMERG; level <= LOG_DEBUG; level++) {
+                lv.log_level = level;
+                ASSERT_EQ(exec_msg_request_build(&lv, argv, envp, &msg, &size), 0);
+                ASSERT_EQ(exec_msg_request_parse(msg, size, argv_storage, env_storage, &v), 0);
+                ASSERT_TRUE(v.set_log_level);
+                ASSERT_EQ(v.log_level, level);
+                if (level < LOG_DEBUG)
+                        free(msg);
+        }
+        lv.log_level = LOG_DEBUG + 1;
+        ASSERT_EQ(exec_msg_request_build(&lv, argv, envp, &msg, &size), -EINVAL);
+        lv.log_level = -1;
+        ASSERT_EQ(exec_msg_request_build(&lv, argv, envp, &msg, &size), -EINVAL);
         free(msg);
 
         /* No environment at all. */
@@ -126,7 +146,8 @@ static void m_argc_big(char *b, size_t *s) { hdr(b)->argc = EXEC_ARGC_MAX + 1; }
 static void m_envc_big(char *b, size_t *s) { hdr(b)->envc = EXEC_ENVC_MAX + 1; }
 static void m_more_strings(char *b, size_t *s) { hdr(b)->envc = 2; }
 static void m_fewer_strings(char *b, size_t *s) { hdr(b)->envc = 0; }
-static void m_flags(char *b, size_t *s) { hdr(b)->flags = 1; }
+static void m_flags(char *b, size_t *s) { hdr(b)->flags = 0x10; }
+static void m_log_level(char *b, size_t *s) { hdr(b)->flags = LOG_DEBUG + 2; }
 static void m_signal(char *b, size_t *s) { hdr(b)->timeout_signal = -1; }
 static void m_grace(char *b, size_t *s) { hdr(b)->kill_grace_usec = UINT64_MAX; }
 static void m_relative(char *b, size_t *s) { b[sizeof(struct exec_msg_request)] = 'b'; }
@@ -151,6 +172,7 @@ static void test_parse_rejects(void)
         expect_bad(m_more_strings);
         expect_bad(m_fewer_strings);
         expect_bad(m_flags);
+        expect_bad(m_log_level);
         expect_bad(m_signal);
         expect_bad(m_grace);
         expect_bad(m_relative);

@@ -67,7 +67,11 @@ static void check_request(const char *buf, size_t size, const struct exec_msg_re
 
         CHECK(size >= sizeof(h) && size <= EXEC_MSG_MAX);
         memcpy(&h, buf, sizeof(h));
-        CHECK(h.magic == EXEC_MSG_REQUEST_MAGIC && h.size == size && h.flags == 0);
+        CHECK(h.magic == EXEC_MSG_REQUEST_MAGIC && h.size == size);
+        CHECK((h.flags & ~EXEC_REQ_LOG_LEVEL_MASK) == 0);
+        CHECK(v->set_log_level == (h.flags != 0));
+        CHECK(!v->set_log_level ||
+              (v->log_level == (int)h.flags - 1 && v->log_level >= 0 && v->log_level <= 7));
         CHECK(v->id == h.id && v->deadline_usec == h.deadline_usec);
         CHECK(v->kill_grace_usec == h.kill_grace_usec &&
               v->kill_grace_usec <= EXEC_KILL_GRACE_MAX_USEC);

@@ -6,6 +6,8 @@ thread."""
 
 import re
 
+from tudevlib import run
+
 from blocklib import add_loop, write_rules, write_uevent
 
 RULES = r'''
@@ -78,3 +80,28 @@ def test_lower_level_for_one_event(tmp_path, udevd_factory, loops, udev_mon):
     # the next event is at debug level again
     assert lines_about(log, "RUN '/bin/true tudev-ll-marker-b'")
     assert [x for x in lines_about(log, b) if ": processed" in x]
+
+
+def test_exec_helper_follows_control_log_level(tmp_path, udevd_factory, udevadm, loops,
+                                               udev_mon):
+    """`udevadm control --log-level` reaches the exec helper process too: its
+    own debug lines (a program started, ended) appear while the daemon is at
+    debug level, and stop again at info."""
+    rdir = tmp_path / "rules"
+    idx, path, _node = add_loop(loops)
+    write_rules(rdir, 'KERNEL=="loop%d", RUN+="/bin/true tudev-helper-ll"\n' % idx)
+    d = udevd_factory("--rules-dir=%s" % rdir, debug=False)
+    started = re.compile(r"\] /bin/true started \(request")
+
+    def helper_lines_after(offset):
+        process(udev_mon, path)
+        return started.findall(d.log_since(offset))
+
+    assert helper_lines_after(d.log_size()) == []
+    r = run([udevadm, "control", "--log-level=debug"], timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert len(helper_lines_after(d.log_size())) == 1
+    r = run([udevadm, "control", "--log-level=info"], timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert helper_lines_after(d.log_size()) == []
+    assert d.alive()
