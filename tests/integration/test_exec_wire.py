@@ -186,7 +186,8 @@ def test_malformed_requests_rejected(helper):
     # Bad bodies with the right descriptors: answered with EBADMSG.
     bad = [
         request(11, ["/bin/true"], magic=0),
-        request(12, ["/bin/true"], flags=1),
+        request(12, ["/bin/true"], flags=0x10),        # a reserved flag
+        request(31, ["/bin/true"], flags=9),           # log level 8 (+1)
         request(13, ["/bin/true"], sig=0),
         request(14, ["/bin/true"], sig=65),
         request(15, ["/bin/true"], argc=0),

@@ -226,8 +226,11 @@ def load_ctx(kind, name):
 
 def wrap(dump, kind):
     """The dump script, exec'd by a shell that first records its signal state
-    and environment as the program got them."""
-    return ("/bin/sh -c 'grep ^Sig /proc/$$$$/status > /run/privctx-sig-%s-%%k; "
+    and environment as the program got them. The signal state is read by the
+    shell itself (builtins, no fork): a forked grep could catch the shell
+    with every signal blocked around its fork()."""
+    return ("/bin/sh -c 'while read -r l; do case $$l in Sig*) echo $$l;; esac; "
+            "done < /proc/$$$$/status > /run/privctx-sig-%s-%%k; "
             "cat /proc/$$$$/environ > /run/privctx-env-%s-%%k; "
             "exec /usr/bin/python3 %s %s %%k'" % (kind, kind, dump, kind))
 
