@@ -681,6 +681,7 @@ int exec_run(struct exec_client *c, const struct exec_request *req, struct exec_
         run.give_up = run.deadline + EXEC_CLIENT_SLACK_USEC +
                       (run.timeout_signal == SIGKILL ? 0 : run.kill_grace);
 
+        int event_level = log_get_thread_max_level();
         struct exec_msg_request_view view = {
                 .id = run.id,
                 .deadline_usec = run.deadline,
@@ -688,8 +689,7 @@ int exec_run(struct exec_client *c, const struct exec_request *req, struct exec_
                 .timeout_signal = run.timeout_signal,
                 /* the daemon's level, or this event's OPTIONS+="log_level=" */
                 .set_log_level = true,
-                .log_level = log_get_thread_max_level() >= 0 ? log_get_thread_max_level()
-                                                              : log_get_max_level(),
+                .log_level = event_level >= 0 ? event_level : log_get_max_level(),
         };
         r = exec_msg_request_build(&view, req->argv, req->envp, &msg, &size);
         if (r < 0)

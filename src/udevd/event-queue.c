@@ -319,6 +319,15 @@ static bool need_worker_locked(const struct event_queue *q)
                 (q->n_waiting == 0 && held_back_locked(q)));
 }
 
+/* After a change that may let more events start (a limit, a blocked worker,
+ * delayed events due): wake takers for them; true if the pool should be
+ * asked for a worker (call on_need_worker after unlocking). */
+static bool rewake_locked(struct event_queue *q)
+{
+        wake_takers_locked(q);
+        return !q->shutdown && need_worker_locked(q);
+}
+
 static void update_busy_locked(struct event_queue *q)
 {
         bool busy = total_locked(q) > 0;
@@ -942,13 +951,11 @@ static void done_locked(struct event_queue *q, struct queued_event *qe, bool wil
                 q->done_total++;
                 q->last_progress = now_usec(CLOCK_MONOTONIC);
                 count_decreased_locked(q);
-                if (will_take && takeable_locked(q) > 0) {
-                        /* keep one for the caller */
-                        q->n_running++;
-                        wake_takers_locked(q);
+                if (will_take)
+                        q->n_running++; /* the slot is the caller's: nobody to wake for it */
+                wake_takers_locked(q);
+                if (will_take)
                         q->n_running--;
-                } else
-                        wake_takers_locked(q);
         }
 }
 
@@ -987,8 +994,7 @@ void event_queue_set_soft_running(struct event_queue *q, unsigned soft_running,
         pthread_mutex_lock(&q->lock);
         q->soft_running = soft_running;
         q->stall_usec = stall_usec;
-        wake_takers_locked(q);
-        need = !q->shutdown && need_worker_locked(q);
+        need = rewake_locked(q);
         pthread_mutex_unlock(&q->lock);
         if (need)
                 q->hooks.on_need_worker(q->hooks.userdata);
@@ -1001,9 +1007,7 @@ void event_queue_set_blocked(struct event_queue *q, bool blocked)
         pthread_mutex_lock(&q->lock);
         if (blocked) {
                 q->n_blocked++;
-                /* a soft slot opened */
-                wake_takers_locked(q);
-                need = !q->shutdown && need_worker_locked(q);
+                need = rewake_locked(q); /* a soft slot opened */
         } else if (q->n_blocked > 0)
                 q->n_blocked--;
         pthread_mutex_unlock(&q->lock);
@@ -1066,10 +1070,8 @@ void event_queue_retry_disk(struct event_queue *q, const char *disk_devpath)
                 size_t before = q->n_delayed;
 
                 (void)promote_delayed_locked(q, due_by_disk, disk_devpath);
-                if (q->n_delayed != before) {
-                        wake_takers_locked(q);
-                        need = !q->shutdown && need_worker_locked(q);
-                }
+                if (q->n_delayed != before)
+                        need = rewake_locked(q);
         }
         pthread_mutex_unlock(&q->lock);
         if (need)
@@ -1109,8 +1111,7 @@ void event_queue_set_max_running(struct event_queue *q, unsigned max_running)
 
         pthread_mutex_lock(&q->lock);
         q->max_running = max_running;
-        wake_takers_locked(q);
-        need = !q->shutdown && need_worker_locked(q);
+        need = rewake_locked(q);
         pthread_mutex_unlock(&q->lock);
         if (need)
                 q->hooks.on_need_worker(q->hooks.userdata);
