@@ -70,12 +70,17 @@ def udev_event(udev_mon, devpath, action="add", timeout=20, since=0):
 # ----------------------------------------------------------------- file modes
 
 def tree(root):
-    """{path: (kind, mode)} of everything below root, symlinks not followed."""
+    """{path: (kind, mode)} of everything below root, symlinks not followed.
+    An entry the daemon removes during the walk (the queue flag once the last
+    event is done) is left out."""
     out = {}
     for dirpath, dirnames, filenames in os.walk(root):
         for name in dirnames + filenames:
             p = os.path.join(dirpath, name)
-            st = os.lstat(p)
+            try:
+                st = os.lstat(p)
+            except FileNotFoundError:
+                continue
             kind = ("dir" if stat.S_ISDIR(st.st_mode) else "link" if stat.S_ISLNK(st.st_mode)
                     else "file" if stat.S_ISREG(st.st_mode) else "sock"
                     if stat.S_ISSOCK(st.st_mode) else "other")
