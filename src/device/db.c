@@ -473,6 +473,12 @@ static int write_record(const char *run_dir, const char *id, const struct db_rec
         if (old && old->raw && old->raw_len == len && old->raw_mode == mode &&
             memcmp(old->raw, buf, len) == 0)
                 return 0; /* the file already holds exactly this */
+        /* A new empty record (a device no rule gave anything to store) is
+         * made in one step; -EEXIST (it appeared meanwhile) or a missing
+         * directory take the general way. */
+        k = len == 0 && old && old->absent ? create_empty_file(path, mode) : -EEXIST;
+        if (k == 0)
+                return 0;
         k = write_file_atomic(path, buf, len, mode);
         if (k == -ENOENT) { /* the directory is made once, not checked per event */
                 k = mkdir_p(dir, 0755);

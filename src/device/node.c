@@ -344,6 +344,11 @@ static int node_symlink(const struct device_roots *roots, const char *link, cons
                 }
         } else if (errno != ENOENT) {
                 return log_debug_errno(errno, "Failed to lstat() '%s': %m", link);
+        } else if (symlink(target, path) >= 0) {
+                /* Nothing there: creating the link is atomic already. EEXIST
+                 * (made meanwhile) or ENOENT (no parent) take the way below. */
+                log_debug("Successfully created symlink '%s' to '%s'", link, devnode);
+                return 0;
         }
 
         const char *base = strrchr(path, '/') + 1;

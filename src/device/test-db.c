@@ -805,6 +805,29 @@ static void test_write_changed(void)
         ASSERT_EQ(access(gone, F_OK), 0);
         ASSERT_EQ(db_write_changed(root, "b8:7", &r, false, false, NULL), 0);
         ASSERT_TRUE(access(gone, F_OK) < 0 && errno == ENOENT);
+        /* an empty record of a device node, none before: made in one step,
+         * empty, 0644, with the umask known or not */
+        for (int known = 0; known < 2; known++) {
+                if (known)
+                        fileio_set_umask(022);
+                ASSERT_EQ(db_read(root, "b8:7", &old), -ENOENT);
+                ASSERT_EQ(db_write_changed(root, "b8:7", &r, true, false, &old), 0);
+                data = slurp("data/b8:7", &len);
+                ASSERT_EQ(len, 0);
+                free(data);
+                ASSERT_EQ(mode_of("data/b8:7"), 0644);
+                ASSERT_EQ(unlink(gone), 0);
+        }
+        /* read as absent, but a record appeared since: replaced by the empty one */
+        ASSERT_EQ(db_read(root, "b8:7", &old), -ENOENT);
+        fill_example(&r);
+        ASSERT_EQ(db_write(root, "b8:7", &r, true, false), 0);
+        db_record_clear(&r);
+        ASSERT_EQ(db_write_changed(root, "b8:7", &r, true, false, &old), 0);
+        data = slurp("data/b8:7", &len);
+        ASSERT_EQ(len, 0);
+        free(data);
+        ASSERT_EQ(mode_of("data/b8:7"), 0644);
         db_record_clear(&old);
         db_record_clear(&r);
         assert_no_temp_files("data");

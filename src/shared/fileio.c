@@ -162,8 +162,20 @@ static int write_all(int fd, const void *data, size_t len)
         return 0;
 }
 
-/* Create a fresh temp file for `path`; returns the fd and its name in tmp. */
-static int open_temp(const char *path, char *tmp, size_t size)
+/* The umask set through fileio_set_umask(), or -1: unknown. Written once
+ * before threads start, read-only afterwards. */
+static int known_umask = -1;
+
+void fileio_set_umask(mode_t mask)
+{
+        mask &= 0777;
+        umask(mask);
+        known_umask = (int)mask;
+}
+
+/* Create a fresh temp file for `path` with `mode` (minus the umask); returns
+ * the fd and its name in tmp. */
+static int open_temp(const char *path, mode_t mode, char *tmp, size_t size)
 {
         for (int i = 0; i < ATOMIC_TEMP_TRIES; i++) {
                 int fd, r;
@@ -172,7 +184,7 @@ static int open_temp(const char *path, char *tmp, size_t size)
                 if (r < 0)
                         return r;
                 fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW,
-                          0600);
+                          mode);
                 if (fd >= 0)
                         return fd;
                 if (errno != EEXIST)
@@ -181,19 +193,49 @@ static int open_temp(const char *path, char *tmp, size_t size)
         return -EEXIST;
 }
 
+/* Whether creating a file with `mode` gives exactly `mode`. */
+static bool umask_keeps(mode_t mode)
+{
+        return known_umask >= 0 && (mode & ~(mode_t)0777) == 0 &&
+               (mode & (mode_t)known_umask) == 0;
+}
+
+int create_empty_file(const char *path, mode_t mode)
+{
+        int fd, r = 0;
+
+        if (!path)
+                return -EINVAL;
+        if (umask_keeps(mode))
+                return mknod(path, S_IFREG | mode, 0) < 0 ? -errno : 0;
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0600);
+        if (fd < 0)
+                return -errno;
+        if (fchmod(fd, mode) < 0)
+                r = -errno;
+        (void)close(fd);
+        if (r < 0)
+                (void)unlink(path);
+        return r;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
 {
         char tmp[PATH_MAX];
+        bool exact;
         int fd, r;
 
         if (!path || (!data && len > 0))
                 return -EINVAL;
 
-        fd = open_temp(path, tmp, sizeof(tmp));
+        /* Created with the final mode when the umask cannot narrow it (no
+         * fchmod); otherwise owner-only first, widened by fchmod. */
+        exact = umask_keeps(mode);
+        fd = open_temp(path, exact ? mode : 0600, tmp, sizeof(tmp));
         if (fd < 0)
                 return fd;
 
-        r = fchmod(fd, mode) < 0 ? -errno : 0;
+        r = exact ? 0 : (fchmod(fd, mode) < 0 ? -errno : 0);
         if (r == 0)
                 r = write_all(fd, data, len);
         if (close(fd) < 0 && r == 0 && errno != EINTR)

@@ -85,6 +85,58 @@ static void test_touch_and_write_create_parents(void)
         remove_root();
 }
 
+/* The mode of an atomic write is exact whatever the umask: with the umask
+ * known (fileio_set_umask) and unable to narrow the mode, the temp file is
+ * created with it; otherwise fchmod widens it. */
+static void test_write_atomic_modes(void)
+{
+        static const struct {
+                mode_t mask;
+                mode_t mode;
+        } cases[] = {
+                { 022, 0644 }, { 022, 0666 }, { 077, 0644 }, { 022, 0600 },
+                { 0, 0666 }, { 0277, 0644 },
+        };
+        char p[PATH_MAX];
+        struct stat st;
+
+        make_root();
+        snprintf(p, sizeof(p), "%s/data", root);
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                fileio_set_umask(cases[i].mask);
+                ASSERT_EQ(write_file_atomic(p, "abc", 3, cases[i].mode), 0);
+                ASSERT_EQ(stat(p, &st), 0);
+                ASSERT_EQ(st.st_mode & 07777, cases[i].mode);
+                ASSERT_EQ(st.st_size, 3);
+        }
+        fileio_set_umask(022);
+        remove_root();
+}
+
+/* An empty file in one step: exact mode, -EEXIST over anything there. */
+static void test_create_empty_file(void)
+{
+        char p[PATH_MAX];
+        struct stat st;
+
+        make_root();
+        snprintf(p, sizeof(p), "%s/empty", root);
+        for (mode_t mask = 0; mask <= 077; mask += 077) {
+                fileio_set_umask(mask);
+                ASSERT_EQ(create_empty_file(p, 0644), 0);
+                ASSERT_EQ(stat(p, &st), 0);
+                ASSERT_TRUE(S_ISREG(st.st_mode));
+                ASSERT_EQ(st.st_mode & 07777, 0644);
+                ASSERT_EQ(st.st_size, 0);
+                ASSERT_EQ(create_empty_file(p, 0644), -EEXIST);
+                ASSERT_EQ(unlink(p), 0);
+        }
+        fileio_set_umask(022);
+        snprintf(p, sizeof(p), "%s/nodir/empty", root);
+        ASSERT_EQ(create_empty_file(p, 0644), -ENOENT);
+        remove_root();
+}
+
 #define NAMES_PER_THREAD 20000
 static uint64_t names[2][NAMES_PER_THREAD];
 
@@ -127,6 +179,8 @@ int main(void)
 {
         TEST_RUN(test_mkdir_p);
         TEST_RUN(test_touch_and_write_create_parents);
+        TEST_RUN(test_write_atomic_modes);
+        TEST_RUN(test_create_empty_file);
         TEST_RUN(test_names_per_thread);
         return 0;
 }

@@ -267,4 +267,6 @@ void udevd_config_apply(const struct udevd_config *c, struct udevd_settings *s)
                 s->timeout_signal = c->timeout_signal;
         if (c->resolve_names_set)
                 s->resolve_names = c->resolve_names;
+        if (c->blockdev_read_only_set)
+                s->blockdev_read_only = c->blockdev_read_only;
 }

@@ -6,7 +6,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/fs.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -250,6 +252,39 @@ static int lock_whole_disk(struct event_run *er, const struct uevent *ev, int *r
         return 0;
 }
 
+/* udev.blockdev_read_only: BLKROSET on the node of a new disk or partition
+ * (which ones: uevent_marks_read_only()). Failures are logged; the event
+ * goes on, as in systemd. */
+static void mark_read_only(const struct worker_ctx *w, struct event_run *er,
+                           const struct uevent *ev)
+{
+        _cleanup_close_ int fd = -1;
+        const char *node;
+        int on = 1;
+
+        if (!w->settings->blockdev_read_only || ev->action != UEVENT_ACTION_ADD ||
+            !streq(ev->subsystem, "block"))
+                return;
+        if (!uevent_marks_read_only(ev) || device_get_devnode(er->e.dev, &node) < 0) {
+                log_debug("SEQNUM=%" PRIu64 " %s: not a device udev.blockdev_read_only "
+                          "marks read-only", ev->seqnum, ev->devpath);
+                return;
+        }
+        fd = open(node, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0) {
+                log_debug_errno(errno, "SEQNUM=%" PRIu64 " %s: cannot open %s to mark it "
+                                "read-only, ignoring: %m", ev->seqnum, ev->devpath, node);
+                return;
+        }
+        if (ioctl(fd, BLKROSET, &on) < 0) {
+                log_warning_errno(errno, "SEQNUM=%" PRIu64 " %s: failed to mark block device "
+                                  "%s read-only: %m", ev->seqnum, ev->devpath, node);
+                return;
+        }
+        log_info("SEQNUM=%" PRIu64 " %s: marked block device %s read-only "
+                 "(udev.blockdev_read_only)", ev->seqnum, ev->devpath, node);
+}
+
 /* §4 step 3 / remove step 4: no watch while the event runs. */
 static void watch_stop(struct worker_ctx *w, const struct uevent *ev)
 {
@@ -293,6 +328,7 @@ int event_process(struct worker_ctx *w, const struct uevent *ev,
                 return EVENT_PROCESS_LOCKED;
         }
         if (r >= 0) {
+                mark_read_only(w, &er, ev);
                 watch_stop(w, ev);
                 r = udev_event_execute(&er.e, er.snap ? er.snap->rules : NULL);
                 if (r >= 0) {

@@ -406,6 +406,14 @@ bool uevent_lock_disk(const struct uevent *ev, char *buf, size_t size)
         return true;
 }
 
+bool uevent_marks_read_only(const struct uevent *ev)
+{
+        static const char *const stacked[] = { "dm-", "md", "drbd", "loop", "nbd", "zram", NULL };
+
+        return ev->action == UEVENT_ACTION_ADD && streq(ev->subsystem, "block") &&
+               ev->devnode[0] && !startswith_any(ev->sysname, stacked);
+}
+
 static void delayed_append_locked(struct event_queue *q, struct queued_event *qe)
 {
         struct queued_event **pp = &q->delayed;

@@ -99,6 +99,12 @@ void event_queue_retry_disk(struct event_queue *q, const char *disk_devpath);
  * itself (devtype disk) or of its parent (devtype partition), copied to buf.
  * false if the event takes no lock (or buf is too small). Pure function. */
 bool uevent_lock_disk(const struct uevent *ev, char *buf, size_t size);
+/* Whether udev.blockdev_read_only sets the device of `ev` read-only (systemd:
+ * worker_mark_block_device_read_only()): "add" events of subsystem block with
+ * a device node (disks and partitions), except sysnames starting with "dm-",
+ * "md", "drbd", "loop", "nbd" or "zram" (stacked or memory-backed devices).
+ * Only "add": a device set writable later stays so across triggers. Pure. */
+bool uevent_marks_read_only(const struct uevent *ev);
 
 /* Accessors for a lent event. */
 const struct uevent *queued_event_uevent(const struct queued_event *qe);

@@ -14,6 +14,7 @@
 
 #include "exec/exec-client.h"
 #include "exec/exec-helper.h"
+#include "shared/fileio.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/time-util.h"
@@ -309,7 +310,7 @@ int main(int argc, char *argv[])
                 log_error("udevd must run as root");
                 return EXIT_FAILURE;
         }
-        umask(022);
+        fileio_set_umask(022);
         /* Each running program holds pipe ends in the daemon: raise the fd limit
          * to the hard limit, as systemd-udevd does. */
         struct rlimit rl;

@@ -45,6 +45,7 @@ struct udevd_settings {
          * NULL-terminated, empty = the default path. */
         const char *rules_dirs[RULES_DIRS_MAX + 1];
         enum resolve_names resolve_names; /* -N/--resolve-names= */
+        bool blockdev_read_only;        /* udev.blockdev_read_only: new disks read-only */
 };
 
 /* The default worker limit: min(2*cpus + 16, max(RAM / 128 MiB, 10), 2048). */

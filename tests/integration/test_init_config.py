@@ -103,3 +103,24 @@ def test_ready_fd_invalid(build, tmp_path):
                        env=dict(os.environ, SYSTEMD_LOG_TARGET="console"))
     assert p.returncode != 0
     assert b"--ready-fd" in p.stdout
+
+
+def test_blockdev_read_only_spares_loop_devices(udevd_factory, monkeypatch, tmp_path, loops,
+                                                udev_mon):
+    """udev.blockdev_read_only marks new disks read-only, except stacked and
+    memory-backed ones (dm-, md, drbd, loop, nbd, zram) as in systemd: a real
+    loop device stays writable, and the daemon says why. (Which names are
+    marked is unit-tested: this machine has no disk a test may mark.)"""
+    from blocklib import add_loop
+    d, _, _ = start_with_notify(udevd_factory, monkeypatch, tmp_path,
+                                cmdline="quiet udev.blockdev_read_only")
+    since = udev_mon.mark()
+    idx, path, node = add_loop(loops)
+    got = udev_mon.wait_for(lambda e: e.devpath == path and e.action == "add", since=since,
+                            timeout=20)
+    assert got, "no udev add event for %s" % path
+    with open("/sys%s/ro" % path) as f:
+        assert f.read().strip() == "0"
+    log = d.log()
+    assert "%s: not a device udev.blockdev_read_only marks read-only" % path in log
+    assert "marked block device" not in log
