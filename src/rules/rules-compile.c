@@ -1111,9 +1111,38 @@ static unsigned token_mask(enum token_type t)
         }
 }
 
+/* What fnmatch() treats specially in a pattern (flags 0). */
+#define GLOB_SPECIAL "*?[\\"
+
 static bool type_has_alternatives(enum token_type t)
 {
         return t < TK_M_TEST || t == TK_M_RESULT;
+}
+
+/* Mark the glob alternatives of the form "literal*": fnmatch(alt, s, 0) is
+ * then strncmp(s, literal) == 0 ('*' matches any rest, '/' included; a
+ * literal without *?[ or a backslash matches itself only). The common
+ * KERNEL=="sd*". */
+static int compile_prefixes(struct rules_compiler *c, struct token_pattern *p)
+{
+        unsigned short *prefix = NULL;
+
+        for (unsigned i = 0; i < p->n_alts; i++) {
+                const char *a = p->alts[i];
+                size_t n = strlen(a);
+
+                if (n == 0 || n > USHRT_MAX || a[n - 1] != '*' || strcspn(a, GLOB_SPECIAL) != n - 1)
+                        continue;
+                if (!prefix) {
+                        prefix = arena_alloc_array(c->arena, p->n_alts, sizeof(*prefix));
+                        if (!prefix)
+                                return -ENOMEM;
+                        memset(prefix, 0, p->n_alts * sizeof(*prefix));
+                }
+                prefix[i] = (unsigned short)n; /* 1 + the literal's length */
+        }
+        p->prefix = prefix;
+        return 0;
 }
 
 /* rules.md §5: kind, "?*" inversion, '|' alternatives. `value` is already in
@@ -1168,7 +1197,7 @@ static int compile_pattern(struct rules_compiler *c, struct token *t)
         }
         p->n_alts = k;
         p->alts = alts;
-        return 0;
+        return p->kind == MATCH_GLOB ? compile_prefixes(c, p) : 0;
 }
 
 static const char *arena_dup_or_null(struct rules_compiler *c, const char *s, bool *oom)

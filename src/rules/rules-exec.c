@@ -124,9 +124,14 @@ static bool pattern_match(const struct token_pattern *p, const char *s)
                                 return true;
                 return false;
         case MATCH_GLOB:
-                for (unsigned i = 0; i < p->n_alts; i++)
-                        if (p->alts[i][0] == '\0' ? s[0] == '\0' : fnmatch(p->alts[i], s, 0) == 0)
+                for (unsigned i = 0; i < p->n_alts; i++) {
+                        const char *a = p->alts[i];
+
+                        if (a[0] == '\0' ? s[0] == '\0'
+                            : p->prefix && p->prefix[i] ? strncmp(s, a, p->prefix[i] - 1u) == 0
+                            : fnmatch(a, s, 0) == 0)
                                 return true;
+                }
                 return false;
         }
         return false;

@@ -99,6 +99,10 @@ struct token_pattern {
         enum match_kind kind;
         unsigned n_alts;
         const char *const *alts; /* arena */
+        /* MATCH_GLOB: per alternative, 1 + the length of its literal part when
+         * it is "literal*" (fnmatch() of it is a prefix test), else 0 (use
+         * fnmatch()); NULL when no alternative is one (arena). */
+        const unsigned short *prefix;
 };
 
 /* Attribute of ATTR{}/ATTRS{}/TEST{}: `[SUBSYSTEM/SYSNAME]attr` split at compile time. */

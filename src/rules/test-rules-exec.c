@@ -305,7 +305,17 @@ static void test_patterns_and_lists(void)
                 "TAG!=\"\", ENV{K}=\"1\"\n"
                 "TAG+=\"t1\"\n"
                 "TAG==\"t1\", ENV{L}=\"1\"\n"
-                "TAG==\"systemd\", ENV{M}=\"1\"\n",
+                "TAG==\"systemd\", ENV{M}=\"1\"\n"
+                /* "literal*" globs are prefix tests; anything else is fnmatch() */
+                "KERNEL==\"sda*\", ENV{P1}=\"1\"\n"
+                "KERNEL==\"x*|s*\", ENV{P2}=\"1\"\n"
+                "KERNEL==\"sdab*\", ENV{P3}=\"1\"\n"
+                "KERNEL==\"s\\d*\", ENV{P4}=\"1\"\n"
+                "KERNEL==\"S*\", ENV{P5}=\"1\"\n"
+                "KERNEL!=\"sd*\", ENV{P6}=\"1\"\n"
+                "DEVPATH==\"/devices/*\", ENV{P7}=\"1\"\n"
+                "KERNEL==\"sd*a\", ENV{P8}=\"1\"\n"
+                "KERNEL==\"*\", ENV{P9}=\"1\"\n",
                 SDA_ADD, true);
         ASSERT_EQ(t.r, 0);
         ASSERT_STREQ(prop(&t, "A"), "1");
@@ -323,6 +333,15 @@ static void test_patterns_and_lists(void)
         /* "systemd" is sticky (from the DB) but not current */
         ASSERT_TRUE(strlist_contains(&t.ev.tags, "systemd"));
         ASSERT_TRUE(prop(&t, "M") == NULL);
+        ASSERT_STREQ(prop(&t, "P1"), "1");
+        ASSERT_STREQ(prop(&t, "P2"), "1");
+        ASSERT_TRUE(prop(&t, "P3") == NULL);
+        ASSERT_STREQ(prop(&t, "P4"), "1"); /* "\\d" is a literal d for fnmatch() */
+        ASSERT_TRUE(prop(&t, "P5") == NULL);
+        ASSERT_TRUE(prop(&t, "P6") == NULL);
+        ASSERT_STREQ(prop(&t, "P7"), "1");
+        ASSERT_STREQ(prop(&t, "P8"), "1");
+        ASSERT_STREQ(prop(&t, "P9"), "1");
         tev_free(&t);
 }
 
