@@ -10,7 +10,9 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "device/node.h"
@@ -873,21 +875,33 @@ static bool node_is_block(const struct node_device *d)
         return d->subsystem && streq(d->subsystem, "block");
 }
 
-/* Open the device's node without following symlinks and check that it is
- * this device's. 1 + fd, 0 = missing/foreign (skip), -errno. */
-static int open_node(const struct device_roots *roots, const struct node_device *d, int *ret_fd,
+/* Whether `st` is the device's node: its type and devnum. */
+static bool is_node_of(const struct node_device *d, const struct stat *st)
+{
+        if ((node_is_block(d) ? S_ISBLK(st->st_mode) : S_ISCHR(st->st_mode)) &&
+            st->st_rdev == makedev(d->major, d->minor))
+                return true;
+        log_debug("Device node %s is not the node of %u:%u, skipping handling.", d->devnode,
+                  d->major, d->minor);
+        return false;
+}
+
+static bool errno_is_node_missing(int e)
+{
+        return e == ENOENT || e == ENXIO || e == ELOOP || e == ENOTDIR;
+}
+
+/* Open the device's node (path: mapped into the dev root) without following
+ * symlinks and check that it is this device's. 1 + fd, 0 = missing/foreign
+ * (skip), -errno. */
+static int open_node(const char *path, const struct node_device *d, int *ret_fd,
                      struct stat *st)
 {
-        char path[PATH_MAX];
         _cleanup_close_ int fd = -1;
-        int r;
 
-        r = dev_path(roots, d->devnode, path, sizeof(path));
-        if (r < 0)
-                return r;
         fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) {
-                if (errno == ENOENT || errno == ENXIO || errno == ELOOP) {
+                if (errno_is_node_missing(errno)) {
                         log_debug("Device node %s is missing, skipping handling.", d->devnode);
                         return 0;
                 }
@@ -895,54 +909,185 @@ static int open_node(const struct device_roots *roots, const struct node_device 
         }
         if (fstat(fd, st) < 0)
                 return log_debug_errno(errno, "Cannot stat node %s: %m", d->devnode);
-        if ((node_is_block(d) ? !S_ISBLK(st->st_mode) : !S_ISCHR(st->st_mode)) ||
-            st->st_rdev != makedev(d->major, d->minor)) {
-                log_debug("Device node %s is not the node of %u:%u, skipping handling.",
-                          d->devnode, d->major, d->minor);
+        if (!is_node_of(d, st))
                 return 0;
-        }
         *ret_fd = TAKE_FD(fd);
         return 1;
+}
+
+/* Which of owner/group/mode differ from what the node has (§5 steps 3-4). */
+struct perm_changes {
+        mode_t mode;
+        bool mode_set, apply_mode, apply_uid, apply_gid;
+};
+
+static struct perm_changes perm_changes(const struct node_perms *p, const struct stat *st)
+{
+        struct perm_changes c = { .mode = p->mode, .mode_set = p->mode_set };
+
+        if (!c.mode_set && p->gid_set && p->gid > 0) {
+                c.mode = 0660;
+                c.mode_set = true;
+        }
+        c.apply_mode = c.mode_set && (st->st_mode & 0777) != (c.mode & 0777);
+        c.apply_uid = p->uid_set && st->st_uid != p->uid;
+        c.apply_gid = p->gid_set && st->st_gid != p->gid;
+        return c;
+}
+
+/* Nothing to apply (not an add, nothing differs): only the timestamps, by
+ * path. 1 when done or the node is missing or foreign, 0 when there is
+ * something to apply after all, -errno. Two system calls instead of the
+ * four of the O_PATH way; the node is not pinned between the stat and the
+ * touch, which at worst touches the timestamps of a node that replaced it. */
+static int touch_unchanged(const char *path, const struct node_device *d,
+                           const struct node_perms *p)
+{
+        struct perm_changes c;
+        struct stat st;
+
+        if (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                if (errno_is_node_missing(errno)) {
+                        log_debug("Device node %s is missing, skipping handling.", d->devnode);
+                        return 1;
+                }
+                return log_debug_errno(errno, "Cannot stat node %s: %m", d->devnode);
+        }
+        if (!is_node_of(d, &st))
+                return 1;
+        c = perm_changes(p, &st);
+        if (c.apply_mode || c.apply_uid || c.apply_gid)
+                return 0;
+        if (utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW) < 0)
+                log_debug_errno(errno, "Failed to adjust timestamp of node %s: %m", d->devnode);
+        return 1;
+}
+
+/* ---- security labels ---- */
+
+#define SELINUX_FS_MAGIC 0xf97cff8cU /* selinuxfs, as libselinux checks it */
+#define XATTR_SELINUX "security.selinux"
+#define XATTR_SMACK "security.SMACK64"
+
+void node_mac_detect(const char *sys_root, struct node_mac *ret)
+{
+        char path[PATH_MAX];
+        struct statfs sfs;
+
+        *ret = (struct node_mac){};
+        snprintf(path, sizeof(path), "%s/fs/selinux", sys_root);
+        ret->selinux = statfs(path, &sfs) == 0 && (uint32_t)sfs.f_type == SELINUX_FS_MAGIC;
+        snprintf(path, sizeof(path), "%s/fs/smackfs/", sys_root);
+        ret->smack = access(path, F_OK) == 0;
+}
+
+/* Set (label != NULL) or remove one security attribute of the node behind
+ * `proc` (/proc/self/fd/N of an O_PATH fd). The SELinux context is stored
+ * with its NUL, as libselinux does; a SMACK label without. */
+static void set_label(const char *proc, const char *devnode, const char *module,
+                      const char *xattr, const char *label, bool with_nul)
+{
+        int r;
+
+        if (label)
+                r = setxattr(proc, xattr, label, strlen(label) + (with_nul ? 1 : 0), 0);
+        else
+                r = removexattr(proc, xattr);
+        if (r < 0 && !label) {
+                /* resetting to the default: failures are not errors */
+                if (errno != ENODATA)
+                        log_debug_errno(errno, "%s: SECLABEL: cannot remove the %s label: %m",
+                                        devnode, module);
+                return;
+        }
+        if (r < 0) {
+                r = -errno;
+                log_full_errno(r == -ENOENT ? LOG_DEBUG : LOG_ERR, r,
+                               "%s: SECLABEL: failed to set %s label '%s': %m", devnode, module,
+                               label);
+                return;
+        }
+        if (label)
+                log_debug("%s: SECLABEL: set %s label '%s'", devnode, module, label);
+}
+
+/* §5 step 5: SECLABEL{selinux}, SECLABEL{smack}, then the SMACK default. */
+static void apply_labels(const char *proc, const char *devnode, const struct strlist *labels,
+                         const struct node_mac *mac)
+{
+        static const struct node_mac none;
+        bool smack_given = false;
+
+        if (!mac)
+                mac = &none;
+        for (size_t i = 0; labels && i < labels->n; i++) {
+                const char *entry = labels->items[i], *label = strchr(entry, '=');
+                size_t ml;
+
+                if (!label)
+                        continue; /* not made by the rules engine */
+                ml = (size_t)(label - entry);
+                label++;
+                if (ml == 7 && strncmp(entry, "selinux", ml) == 0) {
+                        if (mac->selinux)
+                                set_label(proc, devnode, "SELinux", XATTR_SELINUX, label, true);
+                        else
+                                log_debug("%s: SECLABEL{selinux}='%s' ignored: SELinux is not "
+                                          "enabled", devnode, label);
+                } else if (ml == 5 && strncmp(entry, "smack", ml) == 0) {
+                        smack_given = true;
+                        if (mac->smack)
+                                set_label(proc, devnode, "SMACK", XATTR_SMACK, label, false);
+                        else
+                                log_debug("%s: SECLABEL{smack}='%s' ignored: SMACK is not "
+                                          "enabled", devnode, label);
+                } else
+                        log_error("%s: SECLABEL: unknown subsystem, ignoring '%.*s'='%s'",
+                                  devnode, (int)ml, entry, label);
+        }
+        if (mac->smack && !smack_given)
+                set_label(proc, devnode, "SMACK", XATTR_SMACK, NULL, false);
 }
 
 int node_apply_permissions(const struct device_roots *roots, const struct node_device *d,
                            const struct node_perms *p, bool apply_always)
 {
         _cleanup_close_ int fd = -1;
-        char proc[64];
+        char path[PATH_MAX], proc[64];
+        struct perm_changes c;
         struct stat st;
-        mode_t mode = p->mode;
-        bool mode_set = p->mode_set, apply_mode, apply_uid, apply_gid;
         int r;
 
         if (!d->devnode || d->major == 0)
                 return 0;
-        r = open_node(roots, d, &fd, &st);
+        r = dev_path(roots, d->devnode, path, sizeof(path));
+        if (r < 0)
+                return r;
+        if (!apply_always) {
+                r = touch_unchanged(path, d, p);
+                if (r != 0)
+                        return r < 0 ? r : 0;
+        }
+        r = open_node(path, d, &fd, &st);
         if (r <= 0)
                 return r;
         snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 
-        if (!mode_set && p->gid_set && p->gid > 0) {
-                mode = 0660;
-                mode_set = true;
-        }
-        apply_mode = mode_set && (st.st_mode & 0777) != (mode & 0777);
-        apply_uid = p->uid_set && st.st_uid != p->uid;
-        apply_gid = p->gid_set && st.st_gid != p->gid;
+        c = perm_changes(p, &st);
         uid_t uid = p->uid_set ? p->uid : st.st_uid;
         gid_t gid = p->gid_set ? p->gid : st.st_gid;
-        mode_t show = mode_set ? mode & 07777 : st.st_mode & 07777;
+        mode_t show = c.mode_set ? c.mode & 07777 : st.st_mode & 07777;
 
-        if (apply_mode || apply_uid || apply_gid) {
+        if (c.apply_mode || c.apply_uid || c.apply_gid) {
                 log_debug("Setting permissions %s, uid=%u, gid=%u, mode=%#o", d->devnode,
                           (unsigned)uid, (unsigned)gid, (unsigned)show);
                 r = 0;
-                if ((apply_uid || apply_gid) &&
-                    fchownat(fd, "", apply_uid ? uid : (uid_t)-1, apply_gid ? gid : (gid_t)-1,
-                             AT_EMPTY_PATH) < 0)
+                if ((c.apply_uid || c.apply_gid) &&
+                    fchownat(fd, "", c.apply_uid ? uid : (uid_t)-1,
+                             c.apply_gid ? gid : (gid_t)-1, AT_EMPTY_PATH) < 0)
                         r = -errno;
                 /* chmod after chown: chown may clear set-id bits */
-                if (r >= 0 && mode_set && chmod(proc, mode & 07777) < 0)
+                if (r >= 0 && c.mode_set && chmod(proc, c.mode & 07777) < 0)
                         r = -errno;
                 if (r < 0)
                         log_full_errno(r == -ENOENT ? LOG_DEBUG : LOG_ERR, r,
@@ -953,10 +1098,8 @@ int node_apply_permissions(const struct device_roots *roots, const struct node_d
                 log_debug("Preserve permissions of %s, uid=%u, gid=%u, mode=%#o", d->devnode,
                           (unsigned)uid, (unsigned)gid, (unsigned)show);
         }
-        if ((apply_mode || apply_uid || apply_gid || apply_always) && p->seclabels)
-                for (size_t i = 0; i < p->seclabels->n; i++)
-                        log_info("%s: SECLABEL %s not applied (no SELinux/SMACK support)",
-                                 d->devnode, p->seclabels->items[i]);
+        if (c.apply_mode || c.apply_uid || c.apply_gid || apply_always)
+                apply_labels(proc, d->devnode, p->seclabels, p->mac);
 
         /* always update the timestamps, like on media change events */
         if (utimensat(AT_FDCWD, proc, NULL, 0) < 0)

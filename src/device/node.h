@@ -33,6 +33,17 @@ struct node_device {
         int priority;          /* link_priority */
 };
 
+/* The Linux security modules that label device nodes, as systemd-udevd 252
+ * finds them: SELinux when <sys>/fs/selinux is a mounted selinuxfs, SMACK
+ * when <sys>/fs/smackfs exists. Found once per process (node_mac_detect())
+ * and then only read. */
+struct node_mac {
+        bool selinux;
+        bool smack;
+};
+
+void node_mac_detect(const char *sys_root, struct node_mac *ret);
+
 /* Owner/group/mode as collected by the rules, with the uevent's DEVUID/
  * DEVGID/DEVMODE already folded in by the caller (§5 step 1). */
 struct node_perms {
@@ -41,13 +52,19 @@ struct node_perms {
         mode_t mode;
         bool uid_set, gid_set, mode_set;
         const struct strlist *seclabels; /* "module=label", may be NULL */
+        const struct node_mac *mac;      /* NULL: label nothing */
 };
 
 /* §5: apply owner/group/mode to the node if it is the device's node (type and
  * devnum checked on an O_PATH fd); with `apply_always` (action add) also when
- * nothing differs. Always touches the timestamps. A missing or foreign node
- * is skipped silently. SECLABEL entries are only logged (no SELinux/SMACK
- * support). 0 or -errno (only for unexpected failures; logged). */
+ * nothing differs. Whenever owner/group/mode are applied, SECLABEL{selinux}
+ * sets the node's security.selinux attribute and SECLABEL{smack} its
+ * security.SMACK64, each only when p->mac says the module is active; with
+ * SMACK active and no smack label the attribute is removed (SELinux's
+ * default context, restorecon's job, is not looked up: no policy library).
+ * Other modules are logged as unknown. Always touches the timestamps. A
+ * missing or foreign node is skipped silently. 0 or -errno (only for
+ * unexpected failures; logged). */
 int node_apply_permissions(const struct device_roots *roots, const struct node_device *d,
                            const struct node_perms *p, bool apply_always);
 

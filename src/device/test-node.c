@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -399,17 +400,118 @@ static void test_permissions(void)
         ASSERT_EQ(node_apply_permissions(&roots, &d, &p, false), 0);
         ASSERT_EQ(stat(path, &st), 0);
         ASSERT_EQ(st.st_mode & 07777, 0604);
-        /* a node of another device is left alone */
+        /* nothing to change: only the timestamps are touched */
+        struct timespec old_times[2] = { { .tv_sec = 1000 }, { .tv_sec = 1000 } };
+        ASSERT_EQ(utimensat(AT_FDCWD, path, old_times, 0), 0);
+        ASSERT_EQ(node_apply_permissions(&roots, &d, &p, false), 0);
+        ASSERT_EQ(stat(path, &st), 0);
+        ASSERT_EQ(st.st_mode & 07777, 0604);
+        ASSERT_TRUE(st.st_mtim.tv_sec > 1000 && st.st_atim.tv_sec > 1000);
+        /* a node of another device is left alone, timestamps included */
         struct node_device other = d;
         other.minor = 5;
         p.mode = 0666;
+        ASSERT_EQ(utimensat(AT_FDCWD, path, old_times, 0), 0);
         ASSERT_EQ(node_apply_permissions(&roots, &other, &p, true), 0);
+        ASSERT_EQ(node_apply_permissions(&roots, &other, &p, false), 0);
+        p.mode = 0604;
+        ASSERT_EQ(node_apply_permissions(&roots, &other, &p, false), 0);
+        p.mode = 0666;
         ASSERT_EQ(stat(path, &st), 0);
         ASSERT_EQ(st.st_mode & 07777, 0604);
+        ASSERT_EQ(st.st_mtim.tv_sec, 1000);
         ASSERT_EQ(node_remove_devnode(&roots, &other), 0);
         ASSERT_EQ(stat(path, &st), 0);
         ASSERT_EQ(node_remove_devnode(&roots, &d), 0);
         ASSERT_TRUE(stat(path, &st) < 0);
+        teardown();
+}
+
+/* The node's security attribute `name` into buf ("" when absent). */
+static void get_label(const char *path, const char *name, char *buf, size_t size)
+{
+        ssize_t n = getxattr(path, name, buf, size - 1);
+
+        if (n < 0) {
+                ASSERT_EQ(errno, ENODATA);
+                n = 0;
+        }
+        buf[n] = '\0';
+}
+
+static void test_seclabels(void)
+{
+        struct node_device d = { .id = "b7:9", .devnode = "/dev/lbl", .subsystem = "block",
+                                 .major = 7, .minor = 9 };
+        struct node_mac mac;
+        struct strlist labels = {};
+        struct node_perms p = { .seclabels = &labels, .mac = &mac };
+        char path[PATH_MAX], dir[PATH_MAX + 16], buf[256];
+        ssize_t n;
+
+        if (geteuid() != 0) {
+                fprintf(stderr, "(skipped: not root) ");
+                return;
+        }
+        setup();
+        /* detection: nothing under <sys>/fs */
+        node_mac_detect(sys_root, &mac);
+        ASSERT_TRUE(!mac.selinux);
+        ASSERT_TRUE(!mac.smack);
+        /* a smackfs directory means SMACK; a plain directory is no selinuxfs */
+        snprintf(dir, sizeof(dir), "%s/fs/smackfs", sys_root);
+        ASSERT_EQ(mkdir_p(dir, 0755), 0);
+        snprintf(dir, sizeof(dir), "%s/fs/selinux", sys_root);
+        ASSERT_EQ(mkdir_p(dir, 0755), 0);
+        node_mac_detect(sys_root, &mac);
+        ASSERT_TRUE(!mac.selinux);
+        ASSERT_TRUE(mac.smack);
+
+        ASSERT_EQ(node_create_devnode(&roots, &d, 0600, 0, 0), 0);
+        snprintf(path, sizeof(path), "%s/lbl", dev_root);
+        ASSERT_EQ(strlist_add(&labels, "smack=System::Shared"), 0);
+        ASSERT_EQ(strlist_add(&labels, "selinux=system_u:object_r:fixed_disk_device_t:s0"), 0);
+        ASSERT_EQ(strlist_add(&labels, "apparmor=x"), 0); /* unknown: logged */
+        /* not an add and nothing to change: no labels */
+        ASSERT_EQ(node_apply_permissions(&roots, &d, &p, false), 0);
+        get_label(path, "security.SMACK64", buf, sizeof(buf));
+        ASSERT_STREQ(buf, "");
+        /* add: SMACK64 without a NUL; SELinux not active, so no context */
+        ASSERT_EQ(node_apply_permissions(&roots, &d, &p, true), 0);
+        n = getxattr(path, "security.SMACK64", buf, sizeof(buf));
+        ASSERT_EQ(n, (ssize_t)strlen("System::Shared"));
+        ASSERT_EQ(memcmp(buf, "System::Shared", (size_t)n), 0);
+        get_label(path, "security.selinux", buf, sizeof(buf));
+        ASSERT_STREQ(buf, "");
+        /* with SELinux active the context is stored with its NUL */
+        mac.selinux = true;
+        ASSERT_EQ(node_apply_permissions(&roots, &d, &p, true), 0);
+        n = getxattr(path, "security.selinux", buf, sizeof(buf));
+        ASSERT_EQ(n, (ssize_t)sizeof("system_u:object_r:fixed_disk_device_t:s0"));
+        ASSERT_STREQ(buf, "system_u:object_r:fixed_disk_device_t:s0");
+        /* a mode change applies them too; without a smack label SMACK64 goes */
+        strlist_clear(&labels);
+        ASSERT_EQ(strlist_add(&labels, "selinux=other_t"), 0);
+        p.mode = 0640;
+        p.mode_set = true;
+        ASSERT_EQ(node_apply_permissions(&roots, &d, &p, false), 0);
+        get_label(path, "security.SMACK64", buf, sizeof(buf));
+        ASSERT_STREQ(buf, "");
+        get_label(path, "security.selinux", buf, sizeof(buf));
+        ASSERT_STREQ(buf, "other_t");
+        /* no module active: the node keeps what it has */
+        mac = (struct node_mac){};
+        strlist_clear(&labels);
+        ASSERT_EQ(strlist_add(&labels, "selinux=third_t"), 0);
+        ASSERT_EQ(node_apply_permissions(&roots, &d, &p, true), 0);
+        get_label(path, "security.selinux", buf, sizeof(buf));
+        ASSERT_STREQ(buf, "other_t");
+        /* no mac at all (NULL) is the same */
+        p.mac = NULL;
+        ASSERT_EQ(node_apply_permissions(&roots, &d, &p, true), 0);
+        get_label(path, "security.selinux", buf, sizeof(buf));
+        ASSERT_STREQ(buf, "other_t");
+        strlist_clear(&labels);
         teardown();
 }
 
@@ -467,6 +569,7 @@ int main(void)
         TEST_RUN(test_diskseq);
         TEST_RUN(test_update_and_remove);
         TEST_RUN(test_permissions);
+        TEST_RUN(test_seclabels);
         TEST_RUN(test_concurrency);
         return 0;
 }

@@ -71,7 +71,8 @@ static void perms_from_event(struct udev_event *ev, struct node_perms *p)
 
         *p = (struct node_perms){ .uid = ev->uid, .uid_set = ev->uid_set, .gid = ev->gid,
                                   .gid_set = ev->gid_set, .mode = ev->mode,
-                                  .mode_set = ev->mode_set, .seclabels = &ev->seclabels };
+                                  .mode_set = ev->mode_set, .seclabels = &ev->seclabels,
+                                  .mac = ev->mac };
         if (!p->uid_set && (v = proplist_get(&ev->props, "DEVUID")) && *v) {
                 unsigned long u = strtoul(v, &end, 10);
                 if (!*end && u < UINT32_MAX) {

@@ -18,6 +18,8 @@
 #include "device/device.h"
 #include "proto/uevent.h"
 
+struct node_mac;
+
 /* Property list: ordered "KEY=VALUE" entries with a flag per entry. */
 struct prop {
         char *key;
@@ -78,6 +80,7 @@ struct udev_event {
         uint64_t start_usec;             /* CLOCK_MONOTONIC when processing started */
         uint64_t timeout_usec;           /* event timeout: deadline for programs */
         bool dry_run;                    /* udevadm test without --apply: no writes, no RUN */
+        const struct node_mac *mac;      /* active security modules for SECLABEL, NULL = none */
 
         /* ---- device state (owned) ---- */
         struct proplist props;           /* kernel properties (DEVNAME absolute) + rule-set ones */
@@ -108,7 +111,7 @@ struct udev_event {
 
 /* Fill the inputs and the kernel properties of `dev` into `ev`. */
 /* Details (rules-engine B): *ev is zeroed first, so set spawner, global_props,
- * old_db, start_usec, timeout_usec and dry_run after this call. props = the
+ * old_db, start_usec, timeout_usec, dry_run and mac after this call. props = the
  * device's properties in order (device_property_at(): for the event device
  * the uevent record with DEVNAME absolute under roots.dev), from_kernel=true,
  * plus ACTION=<action> if the device had none (udevadm test on a sysfs

@@ -168,7 +168,7 @@ static void log_summary(struct udev_event *ev, bool apply)
         for (size_t i = 0; i < ev->devlinks.n; i++)
                 log_info("%s: link %s -> %s%s", name, ev->devlinks.items[i], devnode, verb);
         for (size_t i = 0; i < ev->seclabels.n; i++)
-                log_info("%s: SECLABEL %s (not supported)", name, ev->seclabels.items[i]);
+                log_info("%s: SECLABEL %s%s", name, ev->seclabels.items[i], verb);
 }
 
 /* As devtmpfs: the node exists before udev sees an add event. */
@@ -232,6 +232,7 @@ static int run_test(const struct test_args *a, struct rules *rules)
         struct device_ctx *ctx = NULL;
         struct db_record old = {};
         struct udev_event ev = {};
+        struct node_mac mac;
         struct device *dev;
         const char *id;
         bool ev_ready = false;
@@ -259,6 +260,8 @@ static int run_test(const struct test_args *a, struct rules *rules)
         ev.start_usec = now_usec(CLOCK_MONOTONIC);
         ev.timeout_usec = TEST_TIMEOUT_USEC;
         ev.dry_run = !a->apply;
+        node_mac_detect(roots.sys, &mac);
+        ev.mac = &mac;
 
         if (a->apply && a->action != UEVENT_ACTION_REMOVE) {
                 r = create_node(&ev);

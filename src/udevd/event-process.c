@@ -186,6 +186,7 @@ static int event_run_init(struct worker_ctx *w, const struct uevent *ev, struct 
                                           : spawn_direct_spawner(&er->spawn);
         er->e.start_usec = now_usec(CLOCK_MONOTONIC);
         er->e.timeout_usec = w->settings->event_timeout_usec;
+        er->e.mac = &w->settings->mac;
         return 0;
 }
 

@@ -311,6 +311,10 @@ int main(int argc, char *argv[])
                 return EXIT_FAILURE;
         }
         fileio_set_umask(022);
+        node_mac_detect("/sys", &settings.mac);
+        log_debug("Security labels: SELinux %s, SMACK %s",
+                  settings.mac.selinux ? "enabled" : "not enabled",
+                  settings.mac.smack ? "enabled" : "not enabled");
         /* Each running program holds pipe ends in the daemon: raise the fd limit
          * to the hard limit, as systemd-udevd does. */
         struct rlimit rl;

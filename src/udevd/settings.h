@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "device/node.h"
 #include "rules/rules.h"
 
 struct exec_client;
@@ -46,6 +47,7 @@ struct udevd_settings {
         const char *rules_dirs[RULES_DIRS_MAX + 1];
         enum resolve_names resolve_names; /* -N/--resolve-names= */
         bool blockdev_read_only;        /* udev.blockdev_read_only: new disks read-only */
+        struct node_mac mac;            /* security modules SECLABEL applies to (at start) */
 };
 
 /* The default worker limit: min(2*cpus + 16, max(RAM / 128 MiB, 10), 2048). */

@@ -13,22 +13,19 @@ import fcntl
 import os
 import random
 import re
-import select
 import shlex
 import signal
-import socket
 import subprocess
 import threading
 import time
 
-from tudevlib import (CONTROL, NETLINK_KOBJECT_UEVENT, Udevd, ctrl_ping, wait_until)
+from tudevlib import (CONTROL, UeventSocket, Udevd, ctrl_ping, wait_until)
 
 NET = "/devices/virtual/net/"
 BLOCK = "/devices/virtual/block/"
 BDI = "/devices/virtual/bdi/"
 LOOP_CTL_ADD = 0x4C80
 LOOP_CTL_REMOVE = 0x4C81
-SO_RCVBUFFORCE = 33
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 REPO_RULES = os.path.join(REPO, "rules.d")
@@ -56,7 +53,7 @@ class Record:
         return "<%s %s %s>" % (self.seqnum, self.action, self.devpath)
 
 
-class Recorder:
+class Recorder(UeventSocket):
     """A NETLINK_KOBJECT_UEVENT socket on one group with a large buffer and a
     reader thread that keeps a compact record of every message whose DEVPATH
     passes `keep` (kernel messages and libudev messages alike)."""
@@ -65,26 +62,10 @@ class Recorder:
               b"TUDEV_RESYNC", b"STORM_PROG", b"STORM_IMP", b"DEVLINKS", b"SYNTH_UUID")
 
     def __init__(self, group, keep, rcvbuf=256 * 1024 * 1024):
-        self.group = group
         self.keep = keep
-        self.sock = socket.socket(socket.AF_NETLINK,
-                                  socket.SOCK_RAW | socket.SOCK_CLOEXEC | socket.SOCK_NONBLOCK,
-                                  NETLINK_KOBJECT_UEVENT)
-        try:
-            self.sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, rcvbuf)
-        except OSError:
-            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-        self.sock.bind((0, group))
-        self.events = []
-        self.cond = threading.Condition()
-        self.rx = threading.Lock()
-        self.enobufs = 0
-        self.closed = False
-        self.rpipe, self.wpipe = os.pipe2(os.O_CLOEXEC)
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
+        super().__init__(group, rcvbuf)
 
-    def _parse(self, data):
+    def _record(self, data, addr, t):
         if data.startswith(b"libudev\0"):
             body = data[40:]
         else:
@@ -101,50 +82,12 @@ class Recorder:
             seq = int(props.get("SEQNUM", "0"))
         except ValueError:
             seq = 0
-        return Record(seq, props.get("ACTION"), dp, props.get("SUBSYSTEM"), props,
-                      time.monotonic())
-
-    def _drain(self):
-        with self.rx:
-            if self.closed:
-                return False
-            got = []
-            while True:
-                try:
-                    data = self.sock.recv(65536)
-                except BlockingIOError:
-                    break
-                except InterruptedError:
-                    continue
-                except OSError as e:
-                    if e.errno == errno.ENOBUFS:
-                        self.enobufs += 1
-                        continue
-                    return False
-                r = self._parse(data)
-                if r is not None:
-                    got.append(r)
-            if got:
-                with self.cond:
-                    self.events.extend(got)
-                    self.cond.notify_all()
-            return True
-
-    def _run(self):
-        while True:
-            r, _, _ = select.select([self.sock, self.rpipe], [], [])
-            if self.rpipe in r or not self._drain():
-                return
-
-    def snapshot(self):
-        self._drain()
-        with self.cond:
-            return list(self.events)
+        return Record(seq, props.get("ACTION"), dp, props.get("SUBSYSTEM"), props, t)
 
     def take(self):
         """Return every record so far and forget them (long soak runs)."""
-        self._drain()
-        with self.cond:
+        self.sync()
+        with self.lock:
             out, self.events = self.events, []
             return out
 
@@ -155,8 +98,8 @@ class Recorder:
         seen = set()
         idx = 0
         while True:
-            self._drain()
-            with self.cond:
+            self.sync()
+            with self.lock:
                 for r in self.events[idx:]:
                     seen.add(r.seqnum)
                 idx = len(self.events)
@@ -164,18 +107,7 @@ class Recorder:
                 left = deadline - time.monotonic()
                 if not missing or left <= 0:
                     return missing
-                self.cond.wait(min(left, 0.5))
-
-    def close(self):
-        if self.closed:
-            return
-        os.write(self.wpipe, b"x")
-        self.thread.join(5)
-        with self.rx:
-            self.closed = True
-            self.sock.close()
-        os.close(self.rpipe)
-        os.close(self.wpipe)
+                self.lock.wait(min(left, 0.5))
 
 
 # ----------------------------------------------------------------- storms

@@ -172,6 +172,46 @@ SUBSYSTEM=="block", KERNEL=="loop%d", SYMLINK+="rtest/by-test/loop-%%n rtest/sec
     os.unlink(node)
 
 
+def test_seclabel_smack_on_loop_node(tmp_path, udevd_factory, loops, udev_mon):
+    """SECLABEL{smack} sets security.SMACK64 on a real loop device's node when
+    SMACK is active; SECLABEL{selinux} is left alone while SELinux is not;
+    an unknown module is named in the log. SMACK is made to look active the
+    way systemd-udevd tests for it (/sys/fs/smackfs exists): a tmpfs over the
+    sandbox's /sys/fs while the daemon starts (it looks once, at start)."""
+    import subprocess
+    idx = free_loop_index()
+    rdir = tmp_path / "rules"
+    write_rules(rdir, r'''
+SUBSYSTEM=="block", KERNEL=="loop%d", ACTION=="add", SECLABEL{smack}="Lbl-$kernel", \
+  SECLABEL{selinux}+="system_u:object_r:fixed_disk_device_t:s0", SECLABEL{apparmor}+="x"
+''' % idx)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", "/sys/fs"], check=True)
+    try:
+        os.mkdir("/sys/fs/smackfs")
+        os.mkdir("/sys/fs/selinux")  # a plain directory is not a selinuxfs
+        d = start(udevd_factory, rdir)
+    finally:
+        subprocess.run(["umount", "/sys/fs"], check=True)
+    node = mknod_loop(idx)
+    path = loops.devpath(idx)
+    assert loops.add(index=idx) == idx
+    udev_add(udev_mon, path)
+    assert os.getxattr(node, "security.SMACK64") == b"Lbl-loop%d" % idx
+    assert "security.selinux" not in os.listxattr(node)
+    assert wait_until(lambda: "SECLABEL: unknown subsystem, ignoring 'apparmor'='x'" in d.log(),
+                      timeout=5)
+    # a "change" (not an add, no permission change) leaves the label alone
+    os.setxattr(node, "security.SMACK64", b"Other")
+    mark = udev_mon.mark()
+    with open("/sys%s/uevent" % path, "w") as f:
+        f.write("change")
+    assert udev_mon.wait_for(lambda e: e.devpath == path and e.action == "change", since=mark,
+                             timeout=20)
+    assert os.getxattr(node, "security.SMACK64") == b"Other"
+    loops.remove(idx)
+    os.unlink(node)
+
+
 def test_link_priority_between_two_loops(tmp_path, udevd_factory, loops, udev_mon):
     a, b = free_loop_index(), free_loop_index()
     while b == a:

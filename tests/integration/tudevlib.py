@@ -281,16 +281,18 @@ class Uevent:
                                          self.props.get("SEQNUM"))
 
 
-class NetlinkListener:
+class UeventSocket:
     """A NETLINK_KOBJECT_UEVENT socket bound to one multicast group.
 
     A background thread reads datagrams as soon as they arrive (so reception
-    times are accurate and the socket never overflows) into a list. Every
-    query first drains what is already queued in the socket (sync), so
-    "everything delivered before this call" is always included, and a mark()
-    taken after an event was emitted always comes after that event."""
+    times are accurate and the socket never overflows) and keeps what the
+    subclass's _record(data, addr, t) makes of each one (None: drop it) in
+    self.events. Every query first drains what is already queued in the
+    socket (sync), so "everything delivered before this call" is always
+    included, and a mark() taken after an event was emitted always comes
+    after that event."""
 
-    def __init__(self, group, rcvbuf=64 * 1024 * 1024):
+    def __init__(self, group, rcvbuf):
         self.group = group
         self.sock = socket.socket(socket.AF_NETLINK,
                                   socket.SOCK_RAW | socket.SOCK_CLOEXEC | socket.SOCK_NONBLOCK,
@@ -309,17 +311,21 @@ class NetlinkListener:
         self.thread = threading.Thread(target=self._reader, daemon=True)
         self.thread.start()
 
+    def _record(self, data, addr, t):
+        raise NotImplementedError
+
     def _drain(self):
         """Read every datagram queued in the socket now. Returns False once
         the socket is unusable."""
         with self.rx_lock:
             if self.closed:
                 return False
+            got = []
             while True:
                 try:
                     data, addr = self.sock.recvfrom(1024 * 1024)
                 except BlockingIOError:
-                    return True
+                    break
                 except InterruptedError:
                     continue
                 except OSError as e:
@@ -327,10 +333,14 @@ class NetlinkListener:
                         self.enobufs += 1
                         continue
                     return False
-                ev = Uevent(data, addr, time.monotonic())
+                rec = self._record(data, addr, time.monotonic())
+                if rec is not None:
+                    got.append(rec)
+            if got:
                 with self.lock:
-                    self.events.append(ev)
+                    self.events.extend(got)
                     self.lock.notify_all()
+            return True
 
     def _reader(self):
         while True:
@@ -359,6 +369,16 @@ class NetlinkListener:
         self.sync()
         with self.lock:
             return list(self.events)
+
+
+class NetlinkListener(UeventSocket):
+    """Every message of one group, parsed (Uevent), with queries for tests."""
+
+    def __init__(self, group, rcvbuf=64 * 1024 * 1024):
+        super().__init__(group, rcvbuf)
+
+    def _record(self, data, addr, t):
+        return Uevent(data, addr, t)
 
     def mark(self):
         """Index to pass as `since` to only look at later events."""
