@@ -41,15 +41,6 @@
  * stall_usec up to max_running. One idle taker (the "standby") sleeps with
  * that deadline; the others sleep until woken.
  *
- * With a CPU load signal (the cpu_busy hook; udevd: runnable tasks in
- * /proc/loadavg) the soft limit is instead a window over all running events,
- * waits for programs included, adjusted once per stall period: one more
- * while events are held back and the CPUs have room, one less (down to the
- * number of CPUs) while they are saturated. Programs that sleep (waiting for
- * hardware, a timeout) still run many at once, about one more per
- * millisecond; CPU-bound ones run about one per CPU: twenty programs on two
- * busy CPUs finish no sooner than two, and hold twenty processes' memory.
- *
  * Requeued events (block device locked, event-processing.md §3.3) go back from
  * running to queued without leaving the indexes, so their dependants stay
  * blocked; they wait on the `delayed` list until their not-before time (or a
@@ -124,8 +115,6 @@ struct event_queue {
         uint64_t stall_usec;
         uint64_t last_progress; /* CLOCK_MONOTONIC µs of the last take or completion */
         bool standby;           /* a taker sleeps until the stall deadline */
-        size_t window;          /* with hooks.cpu_busy: events that may run at once */
-        uint64_t window_usec;   /* when the window was last adjusted */
         bool paused;
         bool shutdown;
         bool busy;
@@ -286,54 +275,16 @@ static bool stalled_locked(const struct event_queue *q)
         return now_usec(CLOCK_MONOTONIC) >= q->last_progress + q->stall_usec;
 }
 
-static bool cpu_busy_locked(const struct event_queue *q)
-{
-        return q->hooks.cpu_busy && q->hooks.cpu_busy(q->hooks.userdata);
-}
-
-/* With a CPU load signal (hooks.cpu_busy) the soft limit is a window over
- * all running events, waits for programs included: once per stall period it
- * grows by one while events are held back and the CPUs are not saturated,
- * and shrinks by one per period since the last adjustment (never below
- * soft_running) while they are. */
-static void adjust_window_locked(struct event_queue *q)
-{
-        uint64_t now;
-
-        if (!q->hooks.cpu_busy || q->soft_running == 0)
-                return;
-        now = now_usec(CLOCK_MONOTONIC);
-        if (q->window_usec != 0 && now < q->window_usec + q->stall_usec)
-                return;
-        /* periods since the last adjustment (nobody asked in between) */
-        uint64_t periods = q->window_usec == 0 ? 1 : (now - q->window_usec) / q->stall_usec;
-        q->window_usec = now;
-        q->window = MAX(q->window, (size_t)q->soft_running);
-        if (cpu_busy_locked(q))
-                q->window -= (size_t)MIN(periods, (uint64_t)(q->window - q->soft_running));
-        else if (q->n_runnable > 0 && q->n_running >= q->window &&
-                   (q->max_running == 0 || q->window < q->max_running))
-                q->window++;
-}
-
 /* How many runnable events takers could pick up right now. */
 static size_t takeable_locked(const struct event_queue *q)
 {
         size_t slots = hard_slots_locked(q);
 
         if (q->soft_running > 0 && slots > 0 && q->n_runnable > 0) {
-                size_t active, limit, soft;
+                size_t active = q->n_running - MIN(q->n_blocked, q->n_running);
+                size_t soft = active >= q->soft_running ? 0 : q->soft_running - active;
 
-                if (q->hooks.cpu_busy) {
-                        active = q->n_running;
-                        limit = MAX(q->window, (size_t)q->soft_running);
-                } else {
-                        /* a wait for another process frees the event's place */
-                        active = q->n_running - MIN(q->n_blocked, q->n_running);
-                        limit = q->soft_running;
-                }
-                soft = active >= limit ? 0 : limit - active;
-                if (soft == 0 && !q->hooks.cpu_busy && stalled_locked(q))
+                if (soft == 0 && stalled_locked(q))
                         soft = 1;
                 slots = MIN(slots, soft);
         }
@@ -936,7 +887,6 @@ static struct queued_event *take_locked(struct event_queue *q, bool *need)
                         uint64_t now = now_usec(CLOCK_MONOTONIC);
                         next = promote_delayed_locked(q, due_by_time, &now);
                 }
-                adjust_window_locked(q);
                 if (takeable_locked(q) > 0)
                         break;
                 if (q->shutdown && (q->paused || q->n_queued == 0)) {
@@ -944,16 +894,8 @@ static struct queued_event *take_locked(struct event_queue *q, bool *need)
                         return NULL;
                 }
                 if (!q->standby && held_back_locked(q)) {
-                        /* the stall deadline, or with a CPU load signal the
-                         * next window adjustment */
-                        uint64_t due = q->hooks.cpu_busy ? q->window_usec + q->stall_usec
-                                                         : q->last_progress + q->stall_usec;
-                        uint64_t now = now_usec(CLOCK_MONOTONIC);
-
-                        if (due <= now)
-                                due = now + q->stall_usec;
                         q->standby = standby = true;
-                        next = MIN(next, due);
+                        next = MIN(next, q->last_progress + q->stall_usec);
                 }
                 q->n_waiting++;
                 /* With delayed events, sleep at most until the earliest is due. */

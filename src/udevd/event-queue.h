@@ -44,11 +44,6 @@ struct event_queue_hooks {
          * event_queue_set_max_running() and an abandon (when
          * event_queue_foreach_running() returns), from the caller's thread. */
         void (*on_need_worker)(void *userdata);
-        /* Called with the queue lock held, at most about once per stall
-         * period (keep it quick, no calls back into the queue): whether the
-         * CPUs are saturated. Given, it turns the soft limit into a window
-         * (see event_queue_set_soft_running()); NULL = the plain soft limit. */
-        bool (*cpu_busy)(void *userdata);
         void *userdata;
 };
 
@@ -124,11 +119,7 @@ void event_queue_set_max_running(struct event_queue *q, unsigned max_running);
 /* At most soft_running events run at once while they make progress; one
  * more may start each time none was taken or completed for stall_usec (up to
  * max_running). Events whose worker waits for another process (see
- * event_queue_set_blocked()) do not count. With a cpu_busy hook, instead:
- * every running event counts, against a window that starts at soft_running
- * and, once per stall_usec, grows by one while events wait and the CPUs are
- * not saturated, or shrinks by one (not below soft_running) while they are.
- * 0 = no soft limit (the default). */
+ * event_queue_set_blocked()) do not count. 0 = no soft limit (the default). */
 void event_queue_set_soft_running(struct event_queue *q, unsigned soft_running,
                                   uint64_t stall_usec);
 /* The calling worker's running event starts (true) or stops (false) waiting

@@ -64,7 +64,6 @@ static struct uevent *mk(uint64_t seqnum, const char *action, const char *devpat
 
 struct counters {
         atomic_int busy_true, busy_false, need_worker;
-        atomic_bool cpu_busy; /* what the cpu_busy hook answers */
 };
 
 static void on_busy(bool busy, void *userdata)
@@ -81,19 +80,11 @@ static void on_need(void *userdata)
         atomic_fetch_add(&c->need_worker, 1);
 }
 
-static bool on_cpu_busy(void *userdata)
-{
-        struct counters *c = userdata;
-
-        return atomic_load(&c->cpu_busy);
-}
-
-static struct event_queue *new_queue_hooks(struct counters *c, size_t capacity, bool cpu_hook)
+static struct event_queue *new_queue(struct counters *c, size_t capacity)
 {
         struct event_queue_hooks hooks = {
                 .on_busy_changed = on_busy,
                 .on_need_worker = on_need,
-                .cpu_busy = cpu_hook ? on_cpu_busy : NULL,
                 .userdata = c,
         };
         struct event_queue *q = NULL;
@@ -101,11 +92,6 @@ static struct event_queue *new_queue_hooks(struct counters *c, size_t capacity, 
         memset(c, 0, sizeof(*c));
         ASSERT_EQ(event_queue_new(&hooks, capacity, &q), 0);
         return q;
-}
-
-static struct event_queue *new_queue(struct counters *c, size_t capacity)
-{
-        return new_queue_hooks(c, capacity, false);
 }
 
 static void push1(struct event_queue *q, struct uevent *ev)
@@ -494,59 +480,6 @@ static void test_soft_limit_blocked(void)
         event_queue_done(q, b);
         a = take_now(q, 3);
         event_queue_done(q, a);
-        event_queue_free(q);
-}
-
-/* With a CPU load signal the soft limit is a window over all running events
- * (waits for programs included): it grows by one per stall period while
- * events wait and the CPUs have room, and shrinks back while they are
- * saturated. */
-static void test_soft_limit_window(void)
-{
-        struct event_queue *q;
-        struct counters c;
-        struct taker t;
-        struct queued_event *a, *b, *d, *e;
-
-        q = new_queue_hooks(&c, 0, true);
-        event_queue_set_soft_running(q, 1, 20 * USEC_PER_MSEC);
-        for (int i = 1; i <= 4; i++) {
-                char dp[32];
-
-                snprintf(dp, sizeof(dp), "/devices/d%d", i);
-                push1(q, mk((uint64_t)i, "add", dp, "test", NULL));
-        }
-        atomic_store(&c.cpu_busy, true);
-        a = take_now(q, 1);
-        /* saturated: a wait for a program keeps its place, the window stays */
-        event_queue_set_blocked(q, true);
-        taker_start(&t, q);
-        sleep_ms(100); /* five periods */
-        ASSERT_TRUE(!atomic_load(&t.returned));
-        ASSERT_EQ(stats(q).startable, 1); /* held back: only the standby's */
-        /* room: the window grows, the standby takes the next event */
-        atomic_store(&c.cpu_busy, false);
-        b = taker_join(&t);
-        ASSERT_TRUE(b);
-        ASSERT_EQ(queued_event_uevent(b)->seqnum, 2);
-        taker_start(&t, q);
-        d = taker_join(&t); /* and again one period later */
-        ASSERT_TRUE(d);
-        ASSERT_EQ(queued_event_uevent(d)->seqnum, 3);
-        /* saturated again: the window shrinks back to one while 1..3 run */
-        atomic_store(&c.cpu_busy, true);
-        sleep_ms(100);
-        event_queue_set_blocked(q, false);
-        event_queue_done(q, a);
-        event_queue_done(q, b);
-        taker_start(&t, q);
-        sleep_ms(60);
-        ASSERT_TRUE(!atomic_load(&t.returned)); /* 3 runs: the window is full */
-        event_queue_done(q, d);
-        e = taker_join(&t);
-        ASSERT_TRUE(e);
-        ASSERT_EQ(queued_event_uevent(e)->seqnum, 4);
-        event_queue_done(q, e);
         event_queue_free(q);
 }
 
@@ -1805,6 +1738,5 @@ int main(void)
         TEST_RUN(test_soft_limit);
         TEST_RUN(test_soft_limit_stall);
         TEST_RUN(test_soft_limit_blocked);
-        TEST_RUN(test_soft_limit_window);
         return 0;
 }
