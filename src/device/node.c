@@ -987,28 +987,22 @@ void node_mac_detect(const char *sys_root, struct node_mac *ret)
 static void set_label(const char *proc, const char *devnode, const char *module,
                       const char *xattr, const char *label, bool with_nul)
 {
-        int r;
-
-        if (label)
-                r = setxattr(proc, xattr, label, strlen(label) + (with_nul ? 1 : 0), 0);
-        else
-                r = removexattr(proc, xattr);
-        if (r < 0 && !label) {
+        if (!label) {
                 /* resetting to the default: failures are not errors */
-                if (errno != ENODATA)
+                if (removexattr(proc, xattr) < 0 && errno != ENODATA)
                         log_debug_errno(errno, "%s: SECLABEL: cannot remove the %s label: %m",
                                         devnode, module);
                 return;
         }
-        if (r < 0) {
-                r = -errno;
+        if (setxattr(proc, xattr, label, strlen(label) + (with_nul ? 1 : 0), 0) < 0) {
+                int r = -errno;
+
                 log_full_errno(r == -ENOENT ? LOG_DEBUG : LOG_ERR, r,
                                "%s: SECLABEL: failed to set %s label '%s': %m", devnode, module,
                                label);
                 return;
         }
-        if (label)
-                log_debug("%s: SECLABEL: set %s label '%s'", devnode, module, label);
+        log_debug("%s: SECLABEL: set %s label '%s'", devnode, module, label);
 }
 
 /* §5 step 5: SECLABEL{selinux}, SECLABEL{smack}, then the SMACK default. */
