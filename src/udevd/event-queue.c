@@ -41,6 +41,22 @@
  * stall_usec up to max_running. One idle taker (the "standby") sleeps with
  * that deadline; the others sleep until woken.
  *
+ * With a CPU load signal (the cpu_busy hook; udevd: runnable tasks in
+ * /proc/loadavg) a wait for a program frees the event's place only within a
+ * window: the first `prog_window` blocked events do not count, the others
+ * do. Once per stall period, while events are held back and every exempt
+ * place is used, the window grows by one if the CPUs have room; while they
+ * are saturated it shrinks by one per period (down to zero). Programs that
+ * sleep (waiting for hardware, a timeout) thus soon run many at once, and
+ * CPU-bound ones about one per CPU: twenty programs on two busy CPUs finish
+ * no sooner than two, and hold twenty processes' memory. Events that run no
+ * program are not steered by the load: the stall rule above still lets one
+ * more start whenever nothing progressed for stall_usec while they alone
+ * fill the soft limit. When waits for programs beyond the window are needed
+ * to fill it, the stall rule waits program_stall_usec instead (udevd: 100 ms):
+ * sleeping programs do not run one after the other for long when other tasks
+ * keep the CPUs saturated.
+ *
  * Requeued events (block device locked, event-processing.md §3.3) go back from
  * running to queued without leaving the indexes, so their dependants stay
  * blocked; they wait on the `delayed` list until their not-before time (or a
@@ -113,8 +129,11 @@ struct event_queue {
         unsigned max_running; /* 0: unlimited */
         unsigned soft_running; /* 0: no soft limit (see the top of the file) */
         uint64_t stall_usec;
+        uint64_t program_stall_usec; /* see stall_period_locked() */
         uint64_t last_progress; /* CLOCK_MONOTONIC µs of the last take or completion */
         bool standby;           /* a taker sleeps until the stall deadline */
+        size_t prog_window;     /* with hooks.cpu_busy: blocked events that do not count */
+        uint64_t window_usec;   /* when prog_window was last adjusted (0: never) */
         bool paused;
         bool shutdown;
         bool busy;
@@ -270,9 +289,31 @@ static size_t hard_slots_locked(const struct event_queue *q)
         return q->n_running >= q->max_running ? 0 : q->max_running - q->n_running;
 }
 
+/* How long the running events may make no progress before one more event
+ * may start anyway (the stall rule): stall_usec when the events that wait for
+ * no program fill the soft limit on their own; program_stall_usec when waits
+ * for programs beyond the window are needed to fill it. Those are the
+ * window's business: the longer period only keeps sleeping programs from
+ * running one after the other while other tasks keep the CPUs saturated, and
+ * must exceed the run time of common CPU-bound programs. */
+static uint64_t stall_period_locked(const struct event_queue *q)
+{
+        size_t others = q->n_running - MIN(q->n_blocked, q->n_running);
+
+        return others >= q->soft_running ? q->stall_usec : q->program_stall_usec;
+}
+
 static bool stalled_locked(const struct event_queue *q)
 {
-        return now_usec(CLOCK_MONOTONIC) >= q->last_progress + q->stall_usec;
+        return now_usec(CLOCK_MONOTONIC) >= q->last_progress + stall_period_locked(q);
+}
+
+/* Running events whose wait for another process frees their place. */
+static size_t exempt_locked(const struct event_queue *q)
+{
+        size_t blocked = MIN(q->n_blocked, q->n_running);
+
+        return q->hooks.cpu_busy ? MIN(blocked, q->prog_window) : blocked;
 }
 
 /* How many runnable events takers could pick up right now. */
@@ -281,7 +322,7 @@ static size_t takeable_locked(const struct event_queue *q)
         size_t slots = hard_slots_locked(q);
 
         if (q->soft_running > 0 && slots > 0 && q->n_runnable > 0) {
-                size_t active = q->n_running - MIN(q->n_blocked, q->n_running);
+                size_t active = q->n_running - exempt_locked(q);
                 size_t soft = active >= q->soft_running ? 0 : q->soft_running - active;
 
                 if (soft == 0 && stalled_locked(q))
@@ -296,6 +337,33 @@ static bool held_back_locked(const struct event_queue *q)
 {
         return q->soft_running > 0 && q->n_runnable > 0 &&
                MIN(q->n_runnable, hard_slots_locked(q)) > takeable_locked(q);
+}
+
+/* The window's next adjustment is due (see the top of the file): only while
+ * it matters, i.e. programs are waited for beyond it and events held back. */
+static bool window_due_locked(const struct event_queue *q, uint64_t now)
+{
+        return q->hooks.cpu_busy && q->n_blocked > 0 &&
+               (q->window_usec == 0 || now >= q->window_usec + q->stall_usec);
+}
+
+/* Once per stall period: shrink the program window by one per period
+ * since the last adjustment while the CPUs are saturated; grow it by one
+ * while they have room, events are held back and every exempt place is used. */
+static void adjust_window_locked(struct event_queue *q)
+{
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t periods;
+
+        if (q->soft_running == 0 || !window_due_locked(q, now))
+                return;
+        periods = q->window_usec == 0 ? 1 : (now - q->window_usec) / q->stall_usec;
+        q->window_usec = now;
+        if (q->hooks.cpu_busy(q->hooks.userdata))
+                q->prog_window -= (size_t)MIN(periods, (uint64_t)q->prog_window);
+        else if (held_back_locked(q) && q->n_blocked >= q->prog_window &&
+                 (q->max_running == 0 || q->prog_window < q->max_running))
+                q->prog_window++;
 }
 
 /* Wake as many blocked takers as there is work for, counting wake-ups that
@@ -874,6 +942,23 @@ int event_queue_wait_empty(struct event_queue *q, uint64_t deadline_usec)
         return wait_space(q, deadline_usec, empty_done);
 }
 
+/* When a standby taker must look again at held-back events: the stall
+ * deadline, the window's next adjustment
+ * (while programs are waited for), and at the latest one stall period from
+ * now, since which rule applies can change without a wake-up (a worker's
+ * program ends). */
+static uint64_t standby_deadline_locked(const struct event_queue *q)
+{
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t due = now + q->stall_usec;
+
+        if (q->last_progress + stall_period_locked(q) > now)
+                due = MIN(due, q->last_progress + stall_period_locked(q));
+        if (q->hooks.cpu_busy && q->n_blocked > 0 && q->window_usec + q->stall_usec > now)
+                due = MIN(due, q->window_usec + q->stall_usec);
+        return due;
+}
+
 /* *need: the pool should start a worker (see need_worker_locked()). */
 static struct queued_event *take_locked(struct event_queue *q, bool *need)
 {
@@ -887,6 +972,7 @@ static struct queued_event *take_locked(struct event_queue *q, bool *need)
                         uint64_t now = now_usec(CLOCK_MONOTONIC);
                         next = promote_delayed_locked(q, due_by_time, &now);
                 }
+                adjust_window_locked(q);
                 if (takeable_locked(q) > 0)
                         break;
                 if (q->shutdown && (q->paused || q->n_queued == 0)) {
@@ -895,7 +981,7 @@ static struct queued_event *take_locked(struct event_queue *q, bool *need)
                 }
                 if (!q->standby && held_back_locked(q)) {
                         q->standby = standby = true;
-                        next = MIN(next, q->last_progress + q->stall_usec);
+                        next = MIN(next, standby_deadline_locked(q));
                 }
                 q->n_waiting++;
                 /* With delayed events, sleep at most until the earliest is due. */
@@ -995,13 +1081,14 @@ struct queued_event *event_queue_done_take(struct event_queue *q, struct queued_
 }
 
 void event_queue_set_soft_running(struct event_queue *q, unsigned soft_running,
-                                  uint64_t stall_usec)
+                                  uint64_t stall_usec, uint64_t program_stall_usec)
 {
         bool need;
 
         pthread_mutex_lock(&q->lock);
         q->soft_running = soft_running;
         q->stall_usec = stall_usec;
+        q->program_stall_usec = MAX(program_stall_usec, stall_usec);
         need = rewake_locked(q);
         pthread_mutex_unlock(&q->lock);
         if (need)
@@ -1013,11 +1100,11 @@ void event_queue_set_blocked(struct event_queue *q, bool blocked)
         bool need = false;
 
         pthread_mutex_lock(&q->lock);
-        if (blocked) {
-                q->n_blocked++;
-                need = rewake_locked(q); /* a soft slot opened */
-        } else if (q->n_blocked > 0)
-                q->n_blocked--;
+        if (blocked)
+                q->n_blocked++; /* a soft slot may open */
+        else if (q->n_blocked > 0)
+                q->n_blocked--; /* the stall rule may apply again */
+        need = rewake_locked(q);
         pthread_mutex_unlock(&q->lock);
         if (need)
                 q->hooks.on_need_worker(q->hooks.userdata);

@@ -44,6 +44,12 @@ struct event_queue_hooks {
          * event_queue_set_max_running() and an abandon (when
          * event_queue_foreach_running() returns), from the caller's thread. */
         void (*on_need_worker)(void *userdata);
+        /* Called with the queue lock held, at most about once per stall
+         * period and only while a worker waits for a program (keep it quick,
+         * no calls back into the queue): whether the CPUs are saturated.
+         * Given, waits for programs free places only within a window (see
+         * event_queue_set_soft_running()); NULL: every such wait does. */
+        bool (*cpu_busy)(void *userdata);
         void *userdata;
 };
 
@@ -119,9 +125,15 @@ void event_queue_set_max_running(struct event_queue *q, unsigned max_running);
 /* At most soft_running events run at once while they make progress; one
  * more may start each time none was taken or completed for stall_usec (up to
  * max_running). Events whose worker waits for another process (see
- * event_queue_set_blocked()) do not count. 0 = no soft limit (the default). */
+ * event_queue_set_blocked()) do not count; with a cpu_busy hook only the
+ * first W of them do not, W starting at 0 and, once per stall_usec while
+ * programs are waited for, growing by one while events are held back and the
+ * CPUs are not saturated, or shrinking by one while they are. When waits
+ * beyond W are needed to fill the soft limit, one more may start only after
+ * program_stall_usec (at least stall_usec) without progress.
+ * 0 = no soft limit (the default). */
 void event_queue_set_soft_running(struct event_queue *q, unsigned soft_running,
-                                  uint64_t stall_usec);
+                                  uint64_t stall_usec, uint64_t program_stall_usec);
 /* The calling worker's running event starts (true) or stops (false) waiting
  * for another process: a program, a helper's reply. */
 void event_queue_set_blocked(struct event_queue *q, bool blocked);

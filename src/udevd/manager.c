@@ -22,6 +22,7 @@
 #include "shared/log.h"
 #include "shared/time-util.h"
 #include "udevd/broadcast.h"
+#include "udevd/cpu-load.h"
 #include "udevd/ctrl-server.h"
 #include "udevd/event-process.h"
 #include "udevd/event-queue.h"
@@ -63,6 +64,7 @@ struct manager {
         char control_path[256];
         struct loop *loop;
         struct event_queue *queue;
+        struct cpu_load *cpu_load; /* NULL without /proc/loadavg; used under the queue lock */
         struct worker_pool *pool;
         struct listener *listener;
         struct known_devices *known;
@@ -109,6 +111,14 @@ static void on_queue_need_worker(void *userdata)
 {
         struct manager *m = userdata;
         worker_pool_grow(m->pool);
+}
+
+/* Under the queue lock (event-queue.h). */
+static bool on_queue_cpu_busy(void *userdata)
+{
+        struct manager *m = userdata;
+
+        return cpu_load_busy(m->cpu_load, now_usec(CLOCK_MONOTONIC), UDEVD_STALL_USEC);
 }
 
 /* ---- rules ---- */
@@ -565,16 +575,22 @@ int manager_new(const struct udevd_settings *settings, const struct manager_opti
         (void)run_repair(&roots, NULL);
 
         m->children_max = settings->children_max ?: udevd_default_children_max();
+        r = cpu_load_new("/proc", udevd_cpus(), &m->cpu_load);
+        if (r < 0)
+                log_warning_errno(r, "Cannot read /proc/loadavg, every wait for a program "
+                                  "frees its place: %m");
         struct event_queue_hooks hooks = {
                 .on_busy_changed = on_queue_busy_changed,
                 .on_need_worker = on_queue_need_worker,
+                .cpu_busy = m->cpu_load ? on_queue_cpu_busy : NULL,
                 .userdata = m,
         };
         r = event_queue_new(&hooks, UDEVD_QUEUE_CAPACITY, &m->queue);
         if (r < 0)
                 goto fail;
         event_queue_set_max_running(m->queue, m->children_max);
-        event_queue_set_soft_running(m->queue, udevd_cpus(), UDEVD_STALL_USEC);
+        event_queue_set_soft_running(m->queue, udevd_cpus(), UDEVD_STALL_USEC,
+                                     UDEVD_PROGRAM_STALL_USEC);
         r = worker_pool_new(m->queue, settings, m->children_max, &m->pool);
         if (r < 0)
                 goto fail;
@@ -732,6 +748,7 @@ void manager_free(struct manager *m)
                 event_queue_shutdown(m->queue, true);
         worker_pool_free(m->pool);
         event_queue_free(m->queue);
+        cpu_load_free(m->cpu_load);
         broadcaster_close(&m->bc);
         safe_close(m->signal_fd);
         safe_close(m->timer_fd);

@@ -22,8 +22,12 @@ struct exec_client;
 #define UDEVD_CHILDREN_MAX_LIMIT 2048
 /* Events run at once while they make progress: one per CPU; one more may
  * start per UDEVD_STALL_USEC during which none was taken or completed (up to
- * children_max). Waits for programs do not count (udevd/event-queue.c). */
+ * children_max). Waits for programs do not count within a window steered by
+ * the CPUs' load; beyond it, one more may start per UDEVD_PROGRAM_STALL_USEC
+ * without progress (udevd/event-queue.c). systemd-sysctl, run for every new
+ * network interface, takes about 10 ms of CPU on a small VM. */
 #define UDEVD_STALL_USEC 1000
+#define UDEVD_PROGRAM_STALL_USEC (100 * 1000)
 
 struct udevd_settings {
         bool daemonize;

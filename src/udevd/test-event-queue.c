@@ -64,6 +64,8 @@ static struct uevent *mk(uint64_t seqnum, const char *action, const char *devpat
 
 struct counters {
         atomic_int busy_true, busy_false, need_worker;
+        atomic_bool cpu_busy; /* what the cpu_busy hook answers */
+        atomic_uint cpu_asks; /* calls of on_cpu_flip() */
 };
 
 static void on_busy(bool busy, void *userdata)
@@ -80,11 +82,27 @@ static void on_need(void *userdata)
         atomic_fetch_add(&c->need_worker, 1);
 }
 
-static struct event_queue *new_queue(struct counters *c, size_t capacity)
+static bool on_cpu_busy(void *userdata)
+{
+        struct counters *c = userdata;
+
+        return atomic_load(&c->cpu_busy);
+}
+
+/* A load that changes all the time: busy for three answers, free for three. */
+static bool on_cpu_flip(void *userdata)
+{
+        struct counters *c = userdata;
+
+        return atomic_fetch_add(&c->cpu_asks, 1) / 3 % 2 == 0;
+}
+
+static struct event_queue *new_queue_hooks(struct counters *c, size_t capacity, bool cpu_hook)
 {
         struct event_queue_hooks hooks = {
                 .on_busy_changed = on_busy,
                 .on_need_worker = on_need,
+                .cpu_busy = cpu_hook ? on_cpu_busy : NULL,
                 .userdata = c,
         };
         struct event_queue *q = NULL;
@@ -92,6 +110,11 @@ static struct event_queue *new_queue(struct counters *c, size_t capacity)
         memset(c, 0, sizeof(*c));
         ASSERT_EQ(event_queue_new(&hooks, capacity, &q), 0);
         return q;
+}
+
+static struct event_queue *new_queue(struct counters *c, size_t capacity)
+{
+        return new_queue_hooks(c, capacity, false);
 }
 
 static void push1(struct event_queue *q, struct uevent *ev)
@@ -392,7 +415,7 @@ static void test_soft_limit(void)
         struct queued_event *a, *b, *d;
 
         q = new_queue(&c, 0);
-        event_queue_set_soft_running(q, 1, 60 * USEC_PER_SEC);
+        event_queue_set_soft_running(q, 1, 60 * USEC_PER_SEC, 0);
         push1(q, mk(1, "add", "/devices/a", "test", NULL));
         push1(q, mk(2, "add", "/devices/b", "test", NULL));
         push1(q, mk(3, "add", "/devices/c", "test", NULL));
@@ -413,7 +436,7 @@ static void test_soft_limit(void)
         ASSERT_EQ(queued_event_uevent(d)->seqnum, 3);
         event_queue_done(q, d);
         /* without a soft limit all three start at once */
-        event_queue_set_soft_running(q, 0, 0);
+        event_queue_set_soft_running(q, 0, 0, 0);
         push1(q, mk(4, "add", "/devices/a", "test", NULL));
         push1(q, mk(5, "add", "/devices/b", "test", NULL));
         ASSERT_EQ(stats(q).startable, 2);
@@ -434,7 +457,7 @@ static void test_soft_limit_stall(void)
         uint64_t t0;
 
         q = new_queue(&c, 0);
-        event_queue_set_soft_running(q, 1, 30 * USEC_PER_MSEC);
+        event_queue_set_soft_running(q, 1, 30 * USEC_PER_MSEC, 0);
         push1(q, mk(1, "add", "/devices/a", "test", NULL));
         push1(q, mk(2, "add", "/devices/b", "test", NULL));
         a = take_now(q, 1);
@@ -458,7 +481,7 @@ static void test_soft_limit_blocked(void)
         struct queued_event *a, *b;
 
         q = new_queue(&c, 0);
-        event_queue_set_soft_running(q, 1, 60 * USEC_PER_SEC);
+        event_queue_set_soft_running(q, 1, 60 * USEC_PER_SEC, 0);
         push1(q, mk(1, "add", "/devices/a", "test", NULL));
         push1(q, mk(2, "add", "/devices/b", "test", NULL));
         push1(q, mk(3, "add", "/devices/c", "test", NULL));
@@ -480,6 +503,81 @@ static void test_soft_limit_blocked(void)
         event_queue_done(q, b);
         a = take_now(q, 3);
         event_queue_done(q, a);
+        event_queue_free(q);
+}
+
+/* With a CPU load signal, waits for programs free places only within a
+ * window that grows by one per stall period while the CPUs have room and
+ * events are held back, and shrinks while they are saturated; past the
+ * window, the stall rule takes the program stall period; events that run no
+ * program keep the plain stall rule. */
+static void test_soft_limit_window(void)
+{
+        struct event_queue *q;
+        struct counters c;
+        struct taker t;
+        struct queued_event *a, *b, *d, *e, *f, *g;
+        uint64_t t0;
+
+        q = new_queue_hooks(&c, 0, true);
+        event_queue_set_soft_running(q, 1, 30 * USEC_PER_MSEC, 300 * USEC_PER_MSEC);
+        for (int i = 1; i <= 6; i++) {
+                char dp[32];
+
+                snprintf(dp, sizeof(dp), "/devices/d%d", i);
+                push1(q, mk((uint64_t)i, "add", dp, "test", NULL));
+        }
+        atomic_store(&c.cpu_busy, true);
+        a = take_now(q, 1);
+        /* saturated: a's wait for a program keeps its place (window 0) */
+        event_queue_set_blocked(q, true);
+        taker_start(&t, q);
+        sleep_ms(100); /* three periods; the program stall takes ten */
+        ASSERT_TRUE(!atomic_load(&t.returned));
+        ASSERT_EQ(stats(q).startable, 1); /* held back: only the standby's */
+        /* room: the window grows to 1, the standby takes the next event */
+        atomic_store(&c.cpu_busy, false);
+        b = taker_join(&t);
+        ASSERT_TRUE(b);
+        ASSERT_EQ(queued_event_uevent(b)->seqnum, 2);
+        /* b waits for a program too: the window grows to 2 a period later */
+        event_queue_set_blocked(q, true);
+        taker_start(&t, q);
+        d = taker_join(&t);
+        ASSERT_TRUE(d);
+        ASSERT_EQ(queued_event_uevent(d)->seqnum, 3);
+        event_queue_set_blocked(q, false);
+        event_queue_set_blocked(q, false);
+        event_queue_done(q, a);
+        event_queue_done(q, b);
+        /* saturated for three periods: the next adjustment takes the window
+         * back to 0, so d's wait for a program keeps its place... */
+        atomic_store(&c.cpu_busy, true);
+        sleep_ms(100);
+        t0 = now_usec(CLOCK_MONOTONIC);
+        event_queue_set_blocked(q, true);
+        taker_start(&t, q);
+        sleep_ms(60);
+        ASSERT_TRUE(!atomic_load(&t.returned));
+        /* ...until the program stall period (300 ms) has passed since b's end */
+        e = taker_join(&t);
+        ASSERT_TRUE(e);
+        ASSERT_EQ(queued_event_uevent(e)->seqnum, 4);
+        ASSERT_TRUE(now_usec(CLOCK_MONOTONIC) - t0 >= 150 * USEC_PER_MSEC);
+        /* d runs no program any more: with d and e running and stuck, the
+         * plain stall rule lets the next event start a period later,
+         * CPUs saturated or not */
+        event_queue_set_blocked(q, false);
+        t0 = now_usec(CLOCK_MONOTONIC);
+        f = event_queue_take(q);
+        ASSERT_TRUE(f);
+        ASSERT_EQ(queued_event_uevent(f)->seqnum, 5);
+        ASSERT_TRUE(now_usec(CLOCK_MONOTONIC) - t0 < 250 * USEC_PER_MSEC);
+        event_queue_done(q, d);
+        event_queue_done(q, e);
+        event_queue_done(q, f);
+        g = take_now(q, 6);
+        event_queue_done(q, g);
         event_queue_free(q);
 }
 
@@ -1640,7 +1738,7 @@ static void s_check(struct stress *s)
         }
 }
 
-static void run_stress(bool soft)
+static void run_stress(bool soft, bool window)
 {
         pthread_t workers[S_WORKERS], pusher, manager;
         struct stress *s;
@@ -1657,11 +1755,12 @@ static void run_stress(bool soft)
 
         hooks = (struct event_queue_hooks){
                 .on_busy_changed = on_busy, .on_need_worker = on_need, .userdata = &s->c,
+                .cpu_busy = window ? on_cpu_flip : NULL,
         };
         ASSERT_EQ(event_queue_new(&hooks, 256, &s->q), 0);
         s->soft = soft;
         if (soft)
-                event_queue_set_soft_running(s->q, 2, 200);
+                event_queue_set_soft_running(s->q, 2, 200, window ? 2000 : 0);
         for (unsigned i = 0; i < S_WORKERS; i++)
                 ASSERT_EQ(pthread_create(&workers[i], NULL, s_worker, s), 0);
         ASSERT_EQ(pthread_create(&manager, NULL, s_manager, s), 0);
@@ -1680,9 +1779,11 @@ static void run_stress(bool soft)
         ASSERT_EQ(atomic_load(&s->c.busy_true), atomic_load(&s->c.busy_false));
         ASSERT_TRUE(atomic_load(&s->c.busy_true) >= 1);
         s_check(s);
-        fprintf(stderr, "(%" PRIu64 " abandoned, %d busy cycles, %d worker requests) ",
-                (uint64_t)atomic_load(&s->abandoned), atomic_load(&s->c.busy_true),
-                atomic_load(&s->c.need_worker));
+        if (window)
+                ASSERT_TRUE(atomic_load(&s->c.cpu_asks) > 0); /* the window was steered */
+        fprintf(stderr, "(%" PRIu64 " abandoned, %d busy cycles, %d worker requests, %u load "
+                "readings) ", (uint64_t)atomic_load(&s->abandoned), atomic_load(&s->c.busy_true),
+                atomic_load(&s->c.need_worker), atomic_load(&s->c.cpu_asks));
         event_queue_free(s->q);
         free(s->ev);
         free(s);
@@ -1690,13 +1791,19 @@ static void run_stress(bool soft)
 
 static void test_stress(void)
 {
-        run_stress(false);
+        run_stress(false, false);
 }
 
 /* The same with a soft limit of 2 (stall 200 µs), blocked waits and done_take(). */
 static void test_stress_soft(void)
 {
-        run_stress(true);
+        run_stress(true, false);
+}
+
+/* And with the program window, steered by a load that flips all the time. */
+static void test_stress_window(void)
+{
+        run_stress(true, true);
 }
 
 int main(void)
@@ -1735,8 +1842,10 @@ int main(void)
         TEST_RUN(test_scale_chain);
         TEST_RUN(test_stress);
         TEST_RUN(test_stress_soft);
+        TEST_RUN(test_stress_window);
         TEST_RUN(test_soft_limit);
         TEST_RUN(test_soft_limit_stall);
         TEST_RUN(test_soft_limit_blocked);
+        TEST_RUN(test_soft_limit_window);
         return 0;
 }
