@@ -943,10 +943,9 @@ int event_queue_wait_empty(struct event_queue *q, uint64_t deadline_usec)
 }
 
 /* When a standby taker must look again at held-back events: the stall
- * deadline, the window's next adjustment
- * (while programs are waited for), and at the latest one stall period from
- * now, since which rule applies can change without a wake-up (a worker's
- * program ends). */
+ * deadline, the window's next adjustment (while programs are waited for),
+ * and at the latest one stall period from now, since which stall period
+ * applies can change without a wake-up (a worker's program ends). */
 static uint64_t standby_deadline_locked(const struct event_queue *q)
 {
         uint64_t now = now_usec(CLOCK_MONOTONIC);

@@ -77,8 +77,8 @@ static void test_busy(void)
         cpu_load_free(l);
 }
 
-/* The real /proc: busy while more spinning children than CPUs run, not
- * busy after they are gone. */
+/* The real /proc: busy while more spinning children than CPUs run (whether
+ * it is free afterwards depends on the rest of the machine: not tested). */
 static void test_real(void)
 {
         struct cpu_load *l = NULL;
