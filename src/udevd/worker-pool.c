@@ -106,7 +106,7 @@ static void *worker_main(void *userdata)
                 log_error_errno(r, "worker %u: failed to open the broadcast socket: %m", self->id);
 
         /* Waits for programs free this worker's place below the queue's
-         * soft limit while they last. */
+         * soft limit while they last, within the queue's program window. */
         blocking_set_thread_hook(worker_blocked, p->queue);
         struct queued_event *qe = event_queue_take(p->queue);
         while (qe) {
