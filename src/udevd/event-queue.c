@@ -376,6 +376,12 @@ static void wake_takers_locked(struct event_queue *q)
                 q->n_signalled++;
                 pthread_cond_signal(&q->takers);
         }
+        /* Held-back work needs a standby, or the stall rule and the window
+         * wait for the next completion: wake an idle taker to become it. */
+        if (!q->standby && q->n_waiting > q->n_signalled && held_back_locked(q)) {
+                q->n_signalled++;
+                pthread_cond_signal(&q->takers);
+        }
 }
 
 /* Runnable work that no idle or already woken taker will pick up, or held
@@ -1004,14 +1010,9 @@ static struct queued_event *take_locked(struct event_queue *q, bool *need)
 
         if (q->shutdown && q->n_queued == 0)
                 pthread_cond_broadcast(&q->takers); /* the others may leave now */
-        else {
-                wake_takers_locked(q); /* make up for a wake-up lost to a spurious one */
-                /* Held-back work needs a standby: wake an idle taker to become it. */
-                if (!q->standby && held_back_locked(q) && q->n_waiting > q->n_signalled) {
-                        q->n_signalled++;
-                        pthread_cond_signal(&q->takers);
-                }
-        }
+        else
+                wake_takers_locked(q); /* make up for a wake-up lost to a spurious one,
+                                        * and find a standby for held-back work */
         /* No idle taker left to stand by for the held-back work: ask for one
          * (the pool is full otherwise: pushes ask for takeable work). */
         *need = !q->shutdown && q->hooks.on_need_worker && q->n_waiting == 0 &&

@@ -472,6 +472,35 @@ static void test_soft_limit_stall(void)
         event_queue_free(q);
 }
 
+/* The same when the held-back event arrives while the idle taker already
+ * sleeps (nothing was held back when it went to sleep): the push must make
+ * it the standby, or the stall rule waits for the next completion. */
+static void test_soft_limit_stall_after_push(void)
+{
+        struct event_queue *q;
+        struct counters c;
+        struct taker t;
+        struct queued_event *a, *b;
+
+        q = new_queue(&c, 0);
+        event_queue_set_soft_running(q, 1, 100 * USEC_PER_MSEC, 0);
+        push1(q, mk(1, "add", "/devices/a", "test", NULL));
+        a = take_now(q, 1);
+        taker_start(&t, q);
+        sleep_ms(10); /* asleep, not as a standby: nothing is held back */
+        ASSERT_TRUE(!atomic_load(&t.returned));
+        /* before the stall deadline: held back */
+        push1(q, mk(2, "add", "/devices/b", "test", NULL));
+        sleep_ms(600); /* a never completes: only the stall rule can start b */
+        ASSERT_TRUE(atomic_load(&t.returned));
+        b = taker_join(&t);
+        ASSERT_TRUE(b);
+        ASSERT_EQ(queued_event_uevent(b)->seqnum, 2);
+        event_queue_done(q, a);
+        event_queue_done(q, b);
+        event_queue_free(q);
+}
+
 /* A worker waiting for a program frees its place at once. */
 static void test_soft_limit_blocked(void)
 {
@@ -1845,6 +1874,7 @@ int main(void)
         TEST_RUN(test_stress_window);
         TEST_RUN(test_soft_limit);
         TEST_RUN(test_soft_limit_stall);
+        TEST_RUN(test_soft_limit_stall_after_push);
         TEST_RUN(test_soft_limit_blocked);
         TEST_RUN(test_soft_limit_window);
         return 0;
