@@ -296,9 +296,15 @@ static size_t hard_slots_locked(const struct event_queue *q)
  * window's business: the longer period only keeps sleeping programs from
  * running one after the other while other tasks keep the CPUs saturated, and
  * must exceed the run time of common CPU-bound programs. */
+/* Running events whose worker waits for another process. */
+static size_t blocked_running_locked(const struct event_queue *q)
+{
+        return MIN(q->n_blocked, q->n_running);
+}
+
 static uint64_t stall_period_locked(const struct event_queue *q)
 {
-        size_t others = q->n_running - MIN(q->n_blocked, q->n_running);
+        size_t others = q->n_running - blocked_running_locked(q);
 
         return others >= q->soft_running ? q->stall_usec : q->program_stall_usec;
 }
@@ -311,7 +317,7 @@ static bool stalled_locked(const struct event_queue *q)
 /* Running events whose wait for another process frees their place. */
 static size_t exempt_locked(const struct event_queue *q)
 {
-        size_t blocked = MIN(q->n_blocked, q->n_running);
+        size_t blocked = blocked_running_locked(q);
 
         return q->hooks.cpu_busy ? MIN(blocked, q->prog_window) : blocked;
 }
@@ -339,23 +345,19 @@ static bool held_back_locked(const struct event_queue *q)
                MIN(q->n_runnable, hard_slots_locked(q)) > takeable_locked(q);
 }
 
-/* The window's next adjustment is due (see the top of the file): only while
- * it matters, i.e. programs are waited for beyond it and events held back. */
-static bool window_due_locked(const struct event_queue *q, uint64_t now)
-{
-        return q->hooks.cpu_busy && q->n_blocked > 0 &&
-               (q->window_usec == 0 || now >= q->window_usec + q->stall_usec);
-}
-
-/* Once per stall period: shrink the program window by one per period
- * since the last adjustment while the CPUs are saturated; grow it by one
- * while they have room, events are held back and every exempt place is used. */
+/* Once per stall period while programs are waited for (take() calls it for
+ * every event: the cheap checks come before the clock): shrink the program
+ * window by one per period since the last adjustment while the CPUs are
+ * saturated; grow it by one while they have room, events are held back and
+ * every exempt place is used. */
 static void adjust_window_locked(struct event_queue *q)
 {
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
-        uint64_t periods;
+        uint64_t now, periods;
 
-        if (q->soft_running == 0 || !window_due_locked(q, now))
+        if (!q->hooks.cpu_busy || q->soft_running == 0 || q->n_blocked == 0)
+                return;
+        now = now_usec(CLOCK_MONOTONIC);
+        if (q->window_usec != 0 && now < q->window_usec + q->stall_usec)
                 return;
         periods = q->window_usec == 0 ? 1 : (now - q->window_usec) / q->stall_usec;
         q->window_usec = now;
@@ -956,9 +958,10 @@ static uint64_t standby_deadline_locked(const struct event_queue *q)
 {
         uint64_t now = now_usec(CLOCK_MONOTONIC);
         uint64_t due = now + q->stall_usec;
+        uint64_t stall_due = q->last_progress + stall_period_locked(q);
 
-        if (q->last_progress + stall_period_locked(q) > now)
-                due = MIN(due, q->last_progress + stall_period_locked(q));
+        if (stall_due > now)
+                due = MIN(due, stall_due);
         if (q->hooks.cpu_busy && q->n_blocked > 0 && q->window_usec + q->stall_usec > now)
                 due = MIN(due, q->window_usec + q->stall_usec);
         return due;

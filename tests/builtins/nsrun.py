@@ -95,8 +95,6 @@ def setup(g):
     mount(g["sys"], "/sys", None, MS_BIND)
     mounts.append("/sys")
     if g.get("etc_udev"):
-        # made in the sandbox's private /etc overlay when the host has none
-        os.makedirs("/etc/udev", exist_ok=True)
         mount(g["etc_udev"], "/etc/udev", None, MS_BIND)
         mounts.append("/etc/udev")
     return mounts

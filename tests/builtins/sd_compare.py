@@ -65,8 +65,7 @@ def run_cases(udevadm, cases, sysroot=None, etc_udev=None, binds=(), cmdline="",
     if sysroot:
         script.append("mount --bind %s /sys" % shlex.quote(sysroot))
     if etc_udev:
-        # mkdir: in the sandbox's private /etc overlay when the host has none
-        script.append("mkdir -p /etc/udev && mount --bind %s /etc/udev" % shlex.quote(etc_udev))
+        script.append("mount --bind %s /etc/udev" % shlex.quote(etc_udev))
     for src, dst in binds:
         script.append("mount --bind %s %s" % (shlex.quote(src), shlex.quote(dst)))
     for i, case in enumerate(cases):
