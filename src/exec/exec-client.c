@@ -20,6 +20,7 @@
 #include "exec/exec-client.h"
 #include "exec/exec-helper.h"
 #include "exec/exec-msg.h"
+#include "exec/program-gate.h"
 #include "shared/blocking.h"
 #include "shared/log.h"
 #include "shared/macro.h"
@@ -44,6 +45,7 @@ struct exec_client {
         int watch_fd;                    /* epoll set holding helper->pidfd */
         int devnull;                     /* stdin, and stdout/stderr nobody reads */
         struct exec_client_config cfg;   /* immutable */
+        struct program_gate *gate;       /* NULL: programs start at once */
         _Atomic uint64_t next_id;
         _Atomic unsigned starts;
 };
@@ -317,6 +319,13 @@ int exec_client_new(const struct exec_client_config *cfg, struct exec_client **r
                 r = -errno;
                 goto fail;
         }
+        if (c->cfg.program_gate_cpus > 0) {
+                struct program_gate_config gcfg = PROGRAM_GATE_CONFIG_DEFAULT;
+                gcfg.cpus = c->cfg.program_gate_cpus;
+                r = program_gate_new(&gcfg, &c->gate);
+                if (r < 0)
+                        goto fail;
+        }
         pthread_mutex_lock(&c->lock);
         r = helper_start_locked(c);
         pthread_mutex_unlock(&c->lock);
@@ -343,6 +352,7 @@ void exec_client_free(struct exec_client *c)
         pthread_mutex_unlock(&c->lock);
         safe_close(c->watch_fd);
         safe_close(c->devnull);
+        c->gate = program_gate_free(c->gate);
         pthread_mutex_destroy(&c->lock);
         free(c);
 }
@@ -596,6 +606,7 @@ static void run_result(const struct run *run, struct exec_result *ret)
 
         ret->pid = rep->pid;
         ret->usec = rep->usec;
+        ret->cpu_usec = rep->cpu_usec;
         if (rep->error != 0) {
                 ret->outcome = EXEC_SPAWN_FAILED;
                 ret->spawn_errno = rep->error;
@@ -695,6 +706,12 @@ int exec_run(struct exec_client *c, const struct exec_request *req, struct exec_
         if (r < 0)
                 return r;
 
+        struct program_gate_ticket ticket;
+        if (c->gate) { /* a wait like the program's own (run_wait()): others may use the CPU */
+                blocking_enter();
+                program_gate_enter(c->gate, req->argv[0], run.deadline, &ticket);
+        }
+
         r = run_setup(c, &run, fds);
         if (r >= 0) {
                 fds[EXEC_FD_STDIN] = c->devnull;
@@ -717,11 +734,16 @@ int exec_run(struct exec_client *c, const struct exec_request *req, struct exec_
                 if (r == -ECONNRESET) /* hung up: replace the helper now if it died */
                         helper_replace(c, run.helper, HELPER_EXIT_WAIT_USEC, false);
         }
+        if (c->gate)
+                blocking_leave();
         if (r > 0) {
                 run_drain(&run);
                 run_result(&run, ret);
                 r = 0;
         }
+        if (c->gate) /* measured only when the program ran: usec is 0 otherwise */
+                program_gate_leave(c->gate, &ticket, r == 0 && ret->pid > 0 ? ret->cpu_usec : 0,
+                                   r == 0 && ret->pid > 0 ? ret->usec : 0);
         ret->out_len = run.out.len;
         ret->out_truncated = run.out.truncated;
         ret->err_len = run.err.len;

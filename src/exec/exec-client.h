@@ -67,6 +67,7 @@ struct exec_client_config {
         uint64_t kill_grace_usec;  /* default for requests; 0: EXEC_KILL_GRACE_DEFAULT_USEC */
         uint64_t exec_delay_usec;  /* sleep before each request with .is_run (--exec-delay) */
         int helper_log_level;      /* the helper's log level; 0: LOG_INFO */
+        unsigned program_gate_cpus; /* CPUs for the program gate (program-gate.h); 0: none */
 };
 
 struct exec_request {
@@ -100,6 +101,7 @@ struct exec_result {
         bool killed;           /* EXEC_TIMED_OUT: SIGKILL was sent */
         int spawn_errno;       /* EXEC_SPAWN_FAILED: positive errno (ENOENT, EACCES, ...) */
         uint64_t usec;         /* run time as measured by the helper */
+        uint64_t cpu_usec;     /* its CPU time, user + system (0 if it never ran) */
         size_t out_len;        /* bytes in req->out, excluding the NUL */
         bool out_truncated;    /* more was written than fitted (the rest was discarded) */
         size_t err_len;

@@ -92,12 +92,22 @@ static void remove_child(struct helper *h, struct child *c)
         h->graveyard = c;
 }
 
+static uint64_t timeval_usec(const struct timeval *tv)
+{
+        if (tv->tv_sec < 0 || tv->tv_usec < 0)
+                return 0;
+        return (uint64_t)tv->tv_sec * USEC_PER_SEC + (uint64_t)tv->tv_usec;
+}
+
 /* Reap c if it has exited: answer its request and remove it. True if reaped. */
 static bool reap_child(struct helper *h, struct child *c)
 {
         siginfo_t si = { 0 };
+        struct rusage ru = { 0 };
 
-        if (waitid((idtype_t)P_PIDFD, (id_t)c->pidfd, &si, WEXITED | WNOHANG) < 0) {
+        /* the raw call: its fifth argument, which glibc's waitid() lacks, is the
+         * program's rusage (for the CPU time in the reply) */
+        if (syscall(SYS_waitid, P_PIDFD, c->pidfd, &si, WEXITED | WNOHANG, &ru) < 0) {
                 if (errno == EINTR || errno == EAGAIN)
                         return false;
                 log_error_errno(errno, "waitid() on [%d] failed: %m", (int)c->pid);
@@ -117,6 +127,7 @@ static bool reap_child(struct helper *h, struct child *c)
                 .code = si.si_code,
                 .status = si.si_status,
                 .usec = now - c->start_usec,
+                .cpu_usec = timeval_usec(&ru.ru_utime) + timeval_usec(&ru.ru_stime),
         };
         log_debug("[%d] ended: code %d status %d%s%s after %" PRIu64 " ms", (int)c->pid,
                   si.si_code, si.si_status, c->flags & EXEC_REPLY_TIMED_OUT ? ", timed out" : "",

@@ -10,7 +10,7 @@
 #include "shared/macro.h"
 
 _Static_assert(sizeof(struct exec_msg_request) == 48, "request header layout");
-_Static_assert(sizeof(struct exec_msg_reply) == 40, "reply layout");
+_Static_assert(sizeof(struct exec_msg_reply) == 48, "reply layout");
 
 void exec_close_fds(int *fds, size_t n)
 {

@@ -26,7 +26,7 @@
  *   contain anything but NUL, including '=' and newlines).
  *
  * Reply (helper -> client) on the request's reply channel: one struct
- * exec_msg_reply (40 bytes), no descriptors.
+ * exec_msg_reply (48 bytes), no descriptors.
  *
  * A request with the right number of descriptors but an invalid body is
  * answered with error = EBADMSG. Anything else that is malformed (wrong
@@ -88,6 +88,8 @@ struct exec_msg_reply {
         int32_t status;  /* exit status (CLD_EXITED) or signal number */
         int32_t error;   /* positive errno if the program could not be started */
         uint64_t usec;   /* run time, spawn to reaping */
+        uint64_t cpu_usec; /* CPU time (user + system) of the program and the
+                            * children it waited for (rusage) */
 };
 
 /* A parsed request: the strings point into the datagram buffer. */

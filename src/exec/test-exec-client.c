@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -405,6 +406,87 @@ static void test_exec_delay(void)
         ASSERT_TRUE(process_gone(helper) && kill(helper, 0) < 0); /* reaped */
 }
 
+/* The helper reports each program's CPU time (its rusage): a shell that
+ * counts uses the CPU for most of its run, one that sleeps hardly at all. */
+static void test_cpu_time(void)
+{
+        struct exec_result res;
+
+        ASSERT_EQ(run((char *[]){ "/bin/sh", "-c", "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done",
+                                  NULL }, NULL, 0, &res), 0);
+        ASSERT_TRUE(exec_result_ok(&res));
+        fprintf(stderr, "(spin: %" PRIu64 " us CPU in %" PRIu64 " us) ", res.cpu_usec, res.usec);
+        ASSERT_TRUE(res.cpu_usec >= 10 * MSEC);
+        ASSERT_TRUE(res.cpu_usec <= res.usec + 10 * MSEC);
+        ASSERT_TRUE(res.cpu_usec * 2 >= res.usec);
+
+        ASSERT_EQ(run((char *[]){ "/bin/sleep", "0.3", NULL }, NULL, 0, &res), 0);
+        ASSERT_TRUE(exec_result_ok(&res));
+        ASSERT_TRUE(res.usec >= 300 * MSEC);
+        ASSERT_TRUE(res.cpu_usec < 100 * MSEC);
+}
+
+/* A client with the program gate (program-gate.h) for one CPU: once a program
+ * is known to be CPU-heavy, programs of it from several threads run one after
+ * the other, never side by side (each prints its start and end). */
+struct gate_thread {
+        struct exec_client *c;
+        uint64_t start, end;
+        int r;
+};
+
+static char *const spin_argv[] = {
+        "/bin/sh", "-c",
+        "date +%s%N; i=0; while [ $i -lt 15000 ]; do i=$((i+1)); done; date +%s%N", NULL
+};
+
+static void *gate_thread_main(void *userdata)
+{
+        struct gate_thread *t = userdata;
+        char buf[128];
+        struct exec_result res;
+        struct exec_request req = {
+                .argv = spin_argv, .out = buf, .out_size = sizeof(buf),
+        };
+        unsigned long long a = 0, b = 0;
+
+        t->r = exec_run(t->c, &req, &res);
+        if (t->r == 0 && (!exec_result_ok(&res) || sscanf(buf, "%llu %llu", &a, &b) != 2))
+                t->r = -EBADMSG;
+        t->start = a / 1000;
+        t->end = b / 1000;
+        return NULL;
+}
+
+static void test_program_gate(void)
+{
+        struct exec_client *c;
+        struct exec_result res;
+        struct gate_thread th[3] = { 0 };
+        pthread_t tid[3];
+        char buf[128];
+        struct exec_client_config cfg = { .helper_path = self_path, .program_gate_cpus = 1 };
+        struct exec_request req = { .argv = spin_argv, .out = buf, .out_size = sizeof(buf) };
+
+        ASSERT_EQ(exec_client_new(&cfg, &c), 0);
+        ASSERT_EQ(exec_run(c, &req, &res), 0); /* measured: heavy */
+        ASSERT_TRUE(exec_result_ok(&res));
+        ASSERT_TRUE(res.cpu_usec >= 3 * MSEC); /* over the gate's light limit */
+        for (int i = 0; i < 3; i++) {
+                th[i].c = c;
+                ASSERT_EQ(pthread_create(&tid[i], NULL, gate_thread_main, &th[i]), 0);
+        }
+        for (int i = 0; i < 3; i++) {
+                ASSERT_EQ(pthread_join(tid[i], NULL), 0);
+                ASSERT_EQ(th[i].r, 0);
+        }
+        for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++)
+                        if (i != j)
+                                ASSERT_TRUE(th[i].end <= th[j].start || th[j].end <= th[i].start);
+        exec_client_free(c);
+}
+
 /* Number of open descriptors of pid, and a list of them in buf. */
 static unsigned count_fds(pid_t pid, char *buf, size_t size)
 {
@@ -490,6 +572,8 @@ int main(int argc, char *argv[])
         TEST_RUN(test_closed_stdout_still_times_out);
         TEST_RUN(test_spawn_failures);
         TEST_RUN(test_exec_delay);
+        TEST_RUN(test_cpu_time);
+        TEST_RUN(test_program_gate);
 
         exec_client_free(client);
         return 0;

@@ -351,6 +351,7 @@ int main(int argc, char *argv[])
                 .timeout_usec = settings.event_timeout_usec,
                 .exec_delay_usec = settings.exec_delay_usec,
                 .helper_log_level = log_get_max_level(),
+                .program_gate_cpus = udevd_cpus(),
         };
         r = exec_client_new(&exec_cfg, &settings.exec);
         if (r < 0) {

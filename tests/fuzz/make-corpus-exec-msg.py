@@ -74,7 +74,7 @@ def extract(trace, outdir):
                     argc = struct.unpack_from("=I", b, 36)[0]
                     prog = os.path.basename(b[48:].split(b"\0")[0].decode())
                     requests.setdefault("request-%s-argc%d" % (prog, argc), b)
-                elif b[:4] == b"texr" and len(b) == 40:
+                elif b[:4] == b"texr" and len(b) == 48:
                     flags, code, status, err = (struct.unpack_from("=I", b, 4)
                                                 + struct.unpack_from("=iii", b, 20))
                     replies.setdefault("reply-f%d-code%d-status%d-err%d"

@@ -22,7 +22,7 @@ from tudevlib import SANITIZER_PATTERNS
 REQ_MAGIC = 0x71786574
 REP_MAGIC = 0x72786574
 REQ_FMT = "=IIQQQiIII"     # magic size id deadline grace signal argc envc flags
-REP_FMT = "=IIQiiiiQ"      # magic flags id pid code status error usec
+REP_FMT = "=IIQiiiiQQ"     # magic flags id pid code status error usec cpu_usec
 REQ_SIZE = struct.calcsize(REQ_FMT)
 REP_SIZE = struct.calcsize(REP_FMT)
 TIMED_OUT, KILLED = 1, 2
@@ -113,9 +113,10 @@ def reply_of(reply, timeout=10.0):
     if not data:
         return None
     assert len(data) == REP_SIZE, "reply of %d bytes" % len(data)
-    magic, flags, rid, pid, code, status, error, usec = struct.unpack(REP_FMT, data)
+    magic, flags, rid, pid, code, status, error, usec, cpu = struct.unpack(REP_FMT, data)
     assert magic == REP_MAGIC
-    return dict(flags=flags, id=rid, pid=pid, code=code, status=status, error=error, usec=usec)
+    return dict(flags=flags, id=rid, pid=pid, code=code, status=status, error=error, usec=usec,
+                cpu_usec=cpu)
 
 
 @pytest.fixture
@@ -151,6 +152,13 @@ def test_requests_and_outcomes(helper):
 
     rep, _, _ = run(helper, 4, ["/nonexistent"])
     assert rep["error"] == errno.ENOENT and rep["pid"] == 0
+    assert rep["cpu_usec"] == 0 and rep["usec"] == 0
+
+    # CPU time (rusage) of a program that counts, and of one that sleeps
+    rep, _, _ = run(helper, 6, ["/bin/sh", "-c", "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done"])
+    assert rep["status"] == 0 and 10000 <= rep["cpu_usec"] <= rep["usec"] + 10000, rep
+    rep, _, _ = run(helper, 7, ["/bin/sleep", "0.2"])
+    assert rep["usec"] >= 200000 and rep["cpu_usec"] < 100000, rep
 
     t0 = time.monotonic()
     rep, _, _ = run(helper, 5, ["/bin/sh", "-c", "trap '' TERM; sleep 30"], timeout=0.3, grace=0.3)
