@@ -166,12 +166,11 @@ void program_gate_ctl_start(struct program_gate_ctl *c, struct program_gate_tick
 /* PARALLEL: did running this path's programs side by side pay? */
 static void judge(struct program_gate_ctl *c, const struct gate_path *p, uint64_t now)
 {
-        if (p->solo_runs < GATE_MIN_SOLO || now > p->solo_at + c->cfg.solo_max_age_usec) {
-                if (!c->solo_running)
-                        c->solo_wanted = true;
-                return;
-        }
-        if (p->shared_runs < GATE_MIN_SHARED || p->solo_cpu == 0)
+        /* the solo cost is refreshed now and then: it drifts with what else runs */
+        if ((p->solo_runs < GATE_MIN_SOLO || p->shared_since_solo >= GATE_SOLO_EVERY ||
+             now > p->solo_at + c->cfg.solo_max_age_usec) && !c->solo_running)
+                c->solo_wanted = true;
+        if (p->solo_runs < GATE_MIN_SOLO || p->shared_runs < GATE_MIN_SHARED || p->solo_cpu == 0)
                 return;
         /* what sharing costs: CPU per program beside others / alone, in percent */
         uint64_t cost = p->shared_cpu * 100 / p->solo_cpu;
@@ -215,12 +214,14 @@ void program_gate_ctl_finish(struct program_gate_ctl *c, struct program_gate_tic
                 p->solo_wall = ewma(p->solo_wall, p->solo_runs, wall_usec);
                 p->solo_runs = MIN(p->solo_runs + 1, 1000u);
                 p->solo_at = now;
+                p->shared_since_solo = 0;
                 return;
         }
         if (c->mode != PROGRAM_GATE_PARALLEL)
                 return; /* started by the stall rule: says nothing about sharing */
         p->shared_cpu = ewma(p->shared_cpu, p->shared_runs, cpu_usec);
         p->shared_runs = MIN(p->shared_runs + 1, 1000u);
+        p->shared_since_solo = MIN(p->shared_since_solo + 1, 1000u);
         judge(c, p, now);
 }
 
@@ -295,8 +296,13 @@ void program_gate_leave(struct program_gate *g, struct program_gate_ticket *t, u
 {
         pthread_mutex_lock(&g->lock);
         enum program_gate_mode was = g->ctl.mode;
+        unsigned judged = g->ctl.judgments;
         program_gate_ctl_finish(&g->ctl, t, cpu_usec, wall_usec, now_usec(CLOCK_MONOTONIC));
         bool to_serial = was != g->ctl.mode; /* only a finish turns it SERIAL */
+        if (g->ctl.judgments != judged)
+                log_debug("Program gate: beside others a program cost %u%% of its CPU time "
+                          "alone (%s).", g->ctl.last_cost_pct,
+                          g->ctl.mode == PROGRAM_GATE_SERIAL ? "serial" : "parallel");
         uint64_t retry = g->ctl.probe_delay;
         unsigned cost = g->ctl.last_cost_pct;
         pthread_cond_broadcast(&g->changed);

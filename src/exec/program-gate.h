@@ -44,8 +44,9 @@
 #include <stdint.h>
 
 #define GATE_PATHS 32      /* program paths remembered (least recently used goes) */
-#define GATE_MIN_SOLO 2    /* solo runs before a path's gain is judged */
-#define GATE_MIN_SHARED 4  /* shared runs before a path's gain is judged */
+#define GATE_MIN_SOLO 2    /* solo runs before a path's cost is judged */
+#define GATE_MIN_SHARED 4  /* shared runs before a path's cost is judged */
+#define GATE_SOLO_EVERY 32 /* PARALLEL: a solo probe after this many shared runs */
 
 struct program_gate_config {
         unsigned cpus;           /* PARALLEL: at most this many heavy programs at once */
@@ -86,6 +87,7 @@ struct gate_path {
         unsigned runs;
         uint64_t solo_cpu, solo_wall; /* solo runs */
         unsigned solo_runs;
+        unsigned shared_since_solo;
         uint64_t solo_at;       /* when the last solo run finished */
         uint64_t shared_cpu;    /* shared runs (reset when PARALLEL starts) */
         unsigned shared_runs;
