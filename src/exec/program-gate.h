@@ -13,20 +13,20 @@
  *
  *   - Every finished program reports the CPU time it used (its rusage, from the
  *     exec helper) and whether another heavy program ran during its life
- *     ("shared") or not ("solo"). Per program path the gate keeps a moving
- *     average of the solo cost, of the shared cost, and of how many heavy
- *     programs ran at once during shared runs.
+ *     ("shared") or not ("solo"). Per program path (argv[0]) the gate keeps
+ *     moving averages of the solo cost and of the shared cost.
  *   - Paths whose programs cost little CPU (under light_cpu_usec on average) or
  *     mostly sleep (CPU under a quarter of their run time) are "light": they
  *     pass the gate without counting, and so do paths not measured yet (the
  *     event queue's program window still bounds those).
  *   - PARALLEL (the start): heavy programs start at once, as many as there are
- *     CPUs (more CPU-bound programs than CPUs finish no sooner). A path with shared
- *     runs but no fresh solo cost asks for a "solo probe": the next heavy
- *     program waits until none runs and then runs alone. Once a path has at
- *     least GATE_MIN_SOLO solo and GATE_MIN_SHARED shared runs, the speed-up
- *     sharing bought is min(concurrency, CPUs) / (shared cost / solo cost); below
- *     min_gain the gate turns SERIAL.
+ *     CPUs (more CPU-bound programs than CPUs finish no sooner). A path with
+ *     shared runs but no solo cost, or none since GATE_SOLO_EVERY shared runs,
+ *     asks for a "solo probe": the next heavy program waits until none runs
+ *     and then runs alone. Once a path has at least GATE_MIN_SOLO solo and
+ *     GATE_MIN_SHARED shared runs, each shared run compares: shared cost /
+ *     solo cost above max_cost_pct turns the gate SERIAL (the CPU a storm
+ *     of programs costs comes first; on the machines above it is no slower).
  *   - SERIAL: one heavy program at a time. After probe_usec (doubling up to
  *     probe_max_usec while SERIAL keeps being confirmed) the gate tries
  *     PARALLEL again with fresh shared averages.

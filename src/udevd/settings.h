@@ -38,6 +38,7 @@ struct udevd_settings {
         uint64_t exec_delay_usec;       /* sleep before each RUN program (exec-client.h) */
         int timeout_signal;             /* for timed-out programs; default SIGTERM, then
                                          * SIGKILL 5 s later */
+        bool program_gate;              /* --program-gate=auto (default) | off */
         /* The exec helper's client: created in main() before any thread exists;
          * thread-safe (exec/exec-client.h). */
         struct exec_client *exec;

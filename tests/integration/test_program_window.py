@@ -98,14 +98,9 @@ echo "$start $(date +%s%N)" > "$L/prog-$2"
 '''
 
 
-def test_program_gate_runs_costly_programs_one_at_a_time(tmp_path, udevd_factory, net,
-                                                        kernel_mon, udev_mon):
-    """udevd(8), the program gate: 60 CPU-bound RUN programs that cost three
-    times the CPU when they start beside another copy. The gate measures it
-    (CPU time from the exec helper's rusage), logs that it runs CPU-heavy
-    programs one at a time, and then does: only the programs it learns from
-    and those of its retries of side by side (after 2 s, then 4 s...)
-    overlap another."""
+def costly_storm(tmp_path, udevd_factory, net, kernel_mon, udev_mon, *args):
+    """60 RUN programs of GATE_SCRIPT on new veth interfaces: (number of them
+    that overlapped another, most at once, the daemon's log)."""
     logdir = tmp_path / "log"
     os.makedirs(str(logdir))
     script = tmp_path / "prog.sh"
@@ -113,7 +108,7 @@ def test_program_gate_runs_costly_programs_one_at_a_time(tmp_path, udevd_factory
     rdir = tmp_path / "rules"
     write_rules(rdir, 'SUBSYSTEM=="net", ACTION=="add", KERNEL=="pg*", '
                 'RUN+="/bin/sh %s %s $name"\n' % (script, logdir))
-    d = udevd_factory("--children-max=%d" % CHILDREN_MAX, "--rules-dir=%s" % rdir)
+    d = udevd_factory("--children-max=%d" % CHILDREN_MAX, "--rules-dir=%s" % rdir, *args)
     names = [("pga%d" % i, "pgb%d" % i) for i in range(30)]
     paths = []
     for a, b in names:
@@ -133,11 +128,33 @@ def test_program_gate_runs_costly_programs_one_at_a_time(tmp_path, udevd_factory
     assert len(iv) == 60, "%d of 60 programs logged" % len(iv)
     overlapping = sum(1 for i, (s, e) in enumerate(iv)
                       if any(s < e2 and s2 < e for j, (s2, e2) in enumerate(iv) if j != i))
-    print("program gate: %d of 60 programs overlapped another, at most %d at once"
-          % (overlapping, max_overlap(iv)))
-    assert "running them one at a time" in d.log(), \
+    print("program gate %s: %d of 60 programs overlapped another, at most %d at once"
+          % (args, overlapping, max_overlap(iv)))
+    return overlapping, max_overlap(iv), d.log()
+
+
+def test_program_gate_runs_costly_programs_one_at_a_time(tmp_path, udevd_factory, net,
+                                                        kernel_mon, udev_mon):
+    """udevd(8), the program gate: 60 CPU-bound RUN programs that cost three
+    times the CPU when they start beside another copy. The gate measures it
+    (CPU time from the exec helper's rusage), logs that it runs CPU-heavy
+    programs one at a time, and then does: only the programs it learns from
+    and those of its retries of side by side (after 2 s, then 4 s...)
+    overlap another."""
+    overlapping, _, log = costly_storm(tmp_path, udevd_factory, net, kernel_mon, udev_mon)
+    assert "running them one at a time" in log, \
         "the gate did not turn serial:\n" + "\n".join(
-            line for line in d.log().splitlines() if "gate" in line.lower())
+            line for line in log.splitlines() if "gate" in line.lower())
     # learning (about ten programs) and one retry of side by side every 2 s
     # or more overlap; without the gate nearly all of them do
     assert overlapping <= 30, "%d of 60 programs overlapped another" % overlapping
+
+
+def test_program_gate_off(tmp_path, udevd_factory, net, kernel_mon, udev_mon):
+    """--program-gate=off: the same programs run side by side (as many as
+    the event queue's window lets start), and nothing is logged."""
+    overlapping, peak, log = costly_storm(tmp_path, udevd_factory, net, kernel_mon, udev_mon,
+                                          "--program-gate=off")
+    assert "one at a time" not in log
+    assert overlapping >= 45 and peak >= 2, "%d of 60 overlapped, %d at once" % (overlapping,
+                                                                                 peak)
