@@ -292,6 +292,14 @@ pid_t exec_client_helper_pid(struct exec_client *c)
 
 unsigned exec_client_helper_starts(struct exec_client *c) { return atomic_load(&c->starts); }
 
+bool exec_client_gate_stats(struct exec_client *c, struct program_gate_stats *ret)
+{
+        if (!c->gate)
+                return false;
+        program_gate_get_stats(c->gate, ret);
+        return true;
+}
+
 int exec_client_new(const struct exec_client_config *cfg, struct exec_client **ret)
 {
         struct exec_client *c;

@@ -132,6 +132,9 @@ int exec_client_process(struct exec_client *c);
 pid_t exec_client_helper_pid(struct exec_client *c);
 /* Helpers started so far, the first one included. */
 unsigned exec_client_helper_starts(struct exec_client *c);
+/* The program gate's counters; false if the client has no gate. */
+struct program_gate_stats;
+bool exec_client_gate_stats(struct exec_client *c, struct program_gate_stats *ret);
 
 /* Run one program and wait for it; blocks the calling thread (at most until
  * the deadline + grace + EXEC_CLIENT_SLACK_USEC, plus the --exec-delay sleep).

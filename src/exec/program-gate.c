@@ -322,3 +322,17 @@ enum program_gate_mode program_gate_mode(struct program_gate *g)
         pthread_mutex_unlock(&g->lock);
         return m;
 }
+
+void program_gate_get_stats(struct program_gate *g, struct program_gate_stats *ret)
+{
+        pthread_mutex_lock(&g->lock);
+        update_mode(&g->ctl, now_usec(CLOCK_MONOTONIC));
+        *ret = (struct program_gate_stats){
+                .mode = g->ctl.mode,
+                .switches_serial = g->ctl.switches_serial,
+                .switches_parallel = g->ctl.switches_parallel,
+                .solo_probes = g->ctl.solo_probes,
+                .stall_starts = g->ctl.stall_starts,
+        };
+        pthread_mutex_unlock(&g->lock);
+}

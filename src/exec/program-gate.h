@@ -133,6 +133,14 @@ struct program_gate {
         struct program_gate_ctl ctl;
 };
 
+struct program_gate_stats {
+        enum program_gate_mode mode;
+        unsigned switches_serial;   /* PARALLEL -> SERIAL */
+        unsigned switches_parallel; /* retries of PARALLEL */
+        unsigned solo_probes;
+        unsigned stall_starts;      /* heavy programs let in by the stall rule */
+};
+
 int program_gate_new(const struct program_gate_config *cfg, struct program_gate **ret);
 struct program_gate *program_gate_free(struct program_gate *g);
 /* Wait until the program may start (or until deadline_usec, CLOCK_MONOTONIC,
@@ -142,3 +150,4 @@ void program_gate_enter(struct program_gate *g, const char *path, uint64_t deadl
 void program_gate_leave(struct program_gate *g, struct program_gate_ticket *t, uint64_t cpu_usec,
                         uint64_t wall_usec);
 enum program_gate_mode program_gate_mode(struct program_gate *g);
+void program_gate_get_stats(struct program_gate *g, struct program_gate_stats *ret);

@@ -17,6 +17,7 @@
 #include "device/db.h"
 #include "device/node.h"
 #include "exec/exec-client.h"
+#include "exec/program-gate.h"
 #include "rules/rules.h"
 #include "shared/fileio.h"
 #include "shared/log.h"
@@ -681,6 +682,13 @@ static void log_stats(struct manager *m)
                  ls.received, ps.processed, ps.failed, ls.forged, ls.malformed, ls.enobufs,
                  ls.lost, m->resync.runs, m->resync.added, m->resync.removed,
                  m->resync.forgotten, m->dropped_at_exit + qs.queued, ps.workers);
+
+        struct program_gate_stats gs;
+        if (m->settings->exec && exec_client_gate_stats(m->settings->exec, &gs))
+                log_info("program gate: mode=%s serial=%u parallel_retries=%u solo_probes=%u "
+                         "stall_starts=%u", gs.mode == PROGRAM_GATE_SERIAL ? "serial" : "parallel",
+                         gs.switches_serial, gs.switches_parallel, gs.solo_probes,
+                         gs.stall_starts);
 }
 
 int manager_run(struct manager *m)

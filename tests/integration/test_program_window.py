@@ -5,6 +5,7 @@ events, a real rules file, real spawned programs that log when they start and
 end; the overlap is computed from those logs."""
 
 import os
+import re
 import time
 
 from test_rules_daemon import write_rules
@@ -100,7 +101,8 @@ echo "$start $(date +%s%N)" > "$L/prog-$2"
 
 def costly_storm(tmp_path, udevd_factory, net, kernel_mon, udev_mon, *args):
     """60 RUN programs of GATE_SCRIPT on new veth interfaces: (number of them
-    that overlapped another, most at once, the daemon's log)."""
+    that overlapped another, most at once, the daemon's whole log once it
+    stopped)."""
     logdir = tmp_path / "log"
     os.makedirs(str(logdir))
     script = tmp_path / "prog.sh"
@@ -130,7 +132,7 @@ def costly_storm(tmp_path, udevd_factory, net, kernel_mon, udev_mon, *args):
                       if any(s < e2 and s2 < e for j, (s2, e2) in enumerate(iv) if j != i))
     print("program gate %s: %d of 60 programs overlapped another, at most %d at once"
           % (args, overlapping, max_overlap(iv)))
-    return overlapping, max_overlap(iv), d.log()
+    return overlapping, max_overlap(iv), d.stop()  # the log, with the exit statistics
 
 
 def test_program_gate_runs_costly_programs_one_at_a_time(tmp_path, udevd_factory, net,
@@ -145,6 +147,10 @@ def test_program_gate_runs_costly_programs_one_at_a_time(tmp_path, udevd_factory
     assert "running them one at a time" in log, \
         "the gate did not turn serial:\n" + "\n".join(
             line for line in log.splitlines() if "gate" in line.lower())
+    stats = re.search(r"program gate: mode=(\w+) serial=(\d+) parallel_retries=(\d+) "
+                      r"solo_probes=(\d+) stall_starts=(\d+)", log)
+    assert stats, "no program gate statistics at exit"
+    assert int(stats.group(2)) >= 1 and int(stats.group(4)) >= 2, stats.group(0)
     # learning (about ten programs) and one retry of side by side every 2 s
     # or more overlap; without the gate nearly all of them do
     assert overlapping <= 30, "%d of 60 programs overlapped another" % overlapping
@@ -155,6 +161,6 @@ def test_program_gate_off(tmp_path, udevd_factory, net, kernel_mon, udev_mon):
     the event queue's window lets start), and nothing is logged."""
     overlapping, peak, log = costly_storm(tmp_path, udevd_factory, net, kernel_mon, udev_mon,
                                           "--program-gate=off")
-    assert "one at a time" not in log
+    assert "one at a time" not in log and "program gate:" not in log
     assert overlapping >= 45 and peak >= 2, "%d of 60 overlapped, %d at once" % (overlapping,
                                                                                  peak)
