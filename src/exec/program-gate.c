@@ -152,15 +152,10 @@ void program_gate_ctl_start(struct program_gate_ctl *c, struct program_gate_tick
         } else if (closed(c)) {
                 c->stall_starts++;
         }
+        t->shared = c->running > 0;
+        t->start_serial = ++c->heavy_starts;
         c->running++;
         c->last_change = now;
-        t->next = c->head;
-        if (c->head)
-                c->head->prev = t;
-        c->head = t;
-        if (c->running >= 2)
-                for (struct program_gate_ticket *i = c->head; i; i = i->next)
-                        i->shared = true;
 }
 
 /* PARALLEL: did running this path's programs side by side pay? */
@@ -188,13 +183,8 @@ void program_gate_ctl_finish(struct program_gate_ctl *c, struct program_gate_tic
                              uint64_t cpu_usec, uint64_t wall_usec, uint64_t now)
 {
         if (t->heavy) {
-                if (t->prev)
-                        t->prev->next = t->next;
-                else
-                        c->head = t->next;
-                if (t->next)
-                        t->next->prev = t->prev;
-                t->prev = t->next = NULL;
+                if (c->heavy_starts != t->start_serial)
+                        t->shared = true; /* another started during its life */
                 c->running--;
                 c->last_change = now;
                 if (t->probe)
@@ -326,7 +316,6 @@ enum program_gate_mode program_gate_mode(struct program_gate *g)
 void program_gate_get_stats(struct program_gate *g, struct program_gate_stats *ret)
 {
         pthread_mutex_lock(&g->lock);
-        update_mode(&g->ctl, now_usec(CLOCK_MONOTONIC));
         *ret = (struct program_gate_stats){
                 .mode = g->ctl.mode,
                 .switches_serial = g->ctl.switches_serial,

@@ -73,10 +73,11 @@ enum program_gate_mode { PROGRAM_GATE_PARALLEL, PROGRAM_GATE_SERIAL };
 
 /* One program's passage: owned by the caller (on its stack), filled by enter. */
 struct program_gate_ticket {
-        struct program_gate_ticket *prev, *next; /* running heavy programs */
         uint64_t path_hash;
+        uint64_t start_serial; /* ctl.heavy_starts once it started */
         bool heavy;      /* counted: waited at the gate */
-        bool shared;     /* another heavy program ran during its life */
+        bool shared;     /* another heavy program ran during its life (final once
+                          * finished: one ran at its start, or one started since) */
         bool probe;      /* the solo probe: nothing else heavy starts meanwhile */
 };
 
@@ -100,7 +101,7 @@ struct program_gate_ctl {
         uint64_t probe_delay;   /* SERIAL: how long until PARALLEL is tried again */
         bool from_probe;        /* PARALLEL is a retry from SERIAL, not yet judged */
         unsigned running;       /* heavy programs started and not finished */
-        struct program_gate_ticket *head; /* the running heavy tickets */
+        uint64_t heavy_starts;  /* heavy programs started so far */
         bool solo_wanted;       /* PARALLEL: a solo probe is asked for */
         bool solo_running;      /* ... and runs: nothing else heavy may start */
         uint64_t last_change;   /* last heavy start or finish */

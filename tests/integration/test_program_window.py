@@ -34,6 +34,20 @@ def max_overlap(iv):
     return best
 
 
+def add_veths_and_wait(net, kernel_mon, udev_mon, prefix, pairs):
+    """Add veth pairs PREFIXaN/PREFIXbN and wait until udevd broadcast every
+    kernel event of them."""
+    names = [("%sa%d" % (prefix, i), "%sb%d" % (prefix, i)) for i in range(pairs)]
+    paths = []
+    for a, b in names:
+        paths += ["/devices/virtual/net/" + a, "/devices/virtual/net/" + b]
+    net.add_veths(names)
+    time.sleep(0.1)
+    kev = kernel_mon.matching(devpath_in(paths))
+    uev = udev_mon.wait_for(devpath_in(paths), count=len(kev), timeout=120)
+    assert sorted(e.seqnum for e in uev) == sorted(e.seqnum for e in kev)
+
+
 def run_storm(tmp_path, udevd_factory, net, kernel_mon, udev_mon, prefix, pairs, program):
     logdir = tmp_path / "log"
     os.makedirs(str(logdir))
@@ -44,15 +58,7 @@ def run_storm(tmp_path, udevd_factory, net, kernel_mon, udev_mon, prefix, pairs,
                 'RUN+="/bin/sh -c \'L=' + str(logdir) + '/$name; ' + stamp + ' > $$L; ' +
                 program + '; ' + stamp + ' >> $$L\'"\n')
     udevd_factory("--children-max=%d" % CHILDREN_MAX, "--rules-dir=%s" % rdir)
-    names = [("%sa%d" % (prefix, i), "%sb%d" % (prefix, i)) for i in range(pairs)]
-    paths = []
-    for a, b in names:
-        paths += ["/devices/virtual/net/" + a, "/devices/virtual/net/" + b]
-    net.add_veths(names)
-    time.sleep(0.1)
-    kev = kernel_mon.matching(devpath_in(paths))
-    uev = udev_mon.wait_for(devpath_in(paths), count=len(kev), timeout=120)
-    assert sorted(e.seqnum for e in uev) == sorted(e.seqnum for e in kev)
+    add_veths_and_wait(net, kernel_mon, udev_mon, prefix, pairs)
     iv = intervals(str(logdir))
     assert len(iv) == 2 * pairs, "%d of %d programs logged" % (len(iv), 2 * pairs)
     elapsed = (max(e for _, e in iv) - min(s for s, _ in iv)) / 1e9
@@ -85,9 +91,10 @@ def test_sleeping_programs_run_many_at_once(tmp_path, udevd_factory, net, kernel
 
 
 GATE_SCRIPT = r'''
-# $1: log directory, $2: interface. Counts 3 times longer when another copy
-# runs as it starts: programs that cost more CPU beside each other (as fork
-# and exec do on some virtual machines).
+# $1: state directory (lock, count), $2: log directory, $3: interface.
+# Counts 3 times longer when another copy runs as it starts: programs that
+# cost more CPU beside each other (as fork and exec do on some virtual
+# machines).
 L=$1
 exec 9>>"$L/lock"
 flock 9; n=$(cat "$L/count" 2>/dev/null || echo 0); echo $((n + 1)) > "$L/count"; flock -u 9
@@ -95,7 +102,7 @@ start=$(date +%s%N)
 k=1; [ "$n" -gt 0 ] && k=3
 i=0; while [ $i -lt $((k * 6000)) ]; do i=$((i + 1)); done
 flock 9; n=$(cat "$L/count"); echo $((n - 1)) > "$L/count"; flock -u 9
-echo "$start $(date +%s%N)" > "$L/prog-$2"
+echo "$start $(date +%s%N)" > "$2/$3"
 '''
 
 
@@ -103,30 +110,17 @@ def costly_storm(tmp_path, udevd_factory, net, kernel_mon, udev_mon, *args):
     """60 RUN programs of GATE_SCRIPT on new veth interfaces: (number of them
     that overlapped another, most at once, the daemon's whole log once it
     stopped)."""
-    logdir = tmp_path / "log"
+    logdir, statedir = tmp_path / "log", tmp_path / "state"
     os.makedirs(str(logdir))
+    os.makedirs(str(statedir))
     script = tmp_path / "prog.sh"
     script.write_text(GATE_SCRIPT)
     rdir = tmp_path / "rules"
     write_rules(rdir, 'SUBSYSTEM=="net", ACTION=="add", KERNEL=="pg*", '
-                'RUN+="/bin/sh %s %s $name"\n' % (script, logdir))
+                'RUN+="/bin/sh %s %s %s $name"\n' % (script, statedir, logdir))
     d = udevd_factory("--children-max=%d" % CHILDREN_MAX, "--rules-dir=%s" % rdir, *args)
-    names = [("pga%d" % i, "pgb%d" % i) for i in range(30)]
-    paths = []
-    for a, b in names:
-        paths += ["/devices/virtual/net/" + a, "/devices/virtual/net/" + b]
-    net.add_veths(names)
-    time.sleep(0.1)
-    kev = kernel_mon.matching(devpath_in(paths))
-    uev = udev_mon.wait_for(devpath_in(paths), count=len(kev), timeout=120)
-    assert sorted(e.seqnum for e in uev) == sorted(e.seqnum for e in kev)
-
-    iv = []
-    for name in os.listdir(str(logdir)):
-        if name.startswith("prog-"):
-            with open(os.path.join(str(logdir), name)) as f:
-                s, e = f.read().split()
-            iv.append((int(s), int(e)))
+    add_veths_and_wait(net, kernel_mon, udev_mon, "pg", 30)
+    iv = intervals(str(logdir))
     assert len(iv) == 60, "%d of 60 programs logged" % len(iv)
     overlapping = sum(1 for i, (s, e) in enumerate(iv)
                       if any(s < e2 and s2 < e for j, (s2, e2) in enumerate(iv) if j != i))
