@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "exec/program-gate.h"
+#include "shared/blocking.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/time-util.h"
@@ -261,6 +262,7 @@ void program_gate_enter(struct program_gate *g, const char *path, uint64_t deadl
                         struct program_gate_ticket *t)
 {
         uint64_t hash = program_gate_hash(path), now;
+        bool waited = false;
 
         pthread_mutex_lock(&g->lock);
         for (;;) {
@@ -268,6 +270,13 @@ void program_gate_enter(struct program_gate *g, const char *path, uint64_t deadl
                 if (program_gate_ctl_may_start(&g->ctl, hash, now) ||
                     (deadline_usec != 0 && now >= deadline_usec))
                         break;
+                if (!waited) { /* tell the thread's scheduler, without our lock held */
+                        waited = true;
+                        pthread_mutex_unlock(&g->lock);
+                        blocking_turn(true);
+                        pthread_mutex_lock(&g->lock);
+                        continue;
+                }
                 uint64_t until = program_gate_ctl_next_deadline(&g->ctl);
                 if (deadline_usec != 0)
                         until = MIN(until, deadline_usec);
@@ -279,6 +288,8 @@ void program_gate_enter(struct program_gate *g, const char *path, uint64_t deadl
         }
         program_gate_ctl_start(&g->ctl, t, hash, now);
         pthread_mutex_unlock(&g->lock);
+        if (waited)
+                blocking_turn(false);
 }
 
 void program_gate_leave(struct program_gate *g, struct program_gate_ticket *t, uint64_t cpu_usec,

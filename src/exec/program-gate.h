@@ -145,7 +145,8 @@ struct program_gate_stats {
 int program_gate_new(const struct program_gate_config *cfg, struct program_gate **ret);
 struct program_gate *program_gate_free(struct program_gate *g);
 /* Wait until the program may start (or until deadline_usec, CLOCK_MONOTONIC,
- * 0: none, has passed: it then starts anyway and its timeout takes over). */
+ * 0: none, has passed: it then starts anyway and its timeout takes over).
+ * A wait is announced with blocking_turn(true) before and (false) after. */
 void program_gate_enter(struct program_gate *g, const char *path, uint64_t deadline_usec,
                         struct program_gate_ticket *t);
 void program_gate_leave(struct program_gate *g, struct program_gate_ticket *t, uint64_t cpu_usec,

@@ -6,18 +6,20 @@
 static _Thread_local blocking_hook_fn hook;
 static _Thread_local void *hook_userdata;
 static _Thread_local unsigned depth;
+static _Thread_local bool turn;
 
 void blocking_set_thread_hook(blocking_hook_fn fn, void *userdata)
 {
         hook = fn;
         hook_userdata = userdata;
         depth = 0;
+        turn = false;
 }
 
 void blocking_enter(void)
 {
         if (depth++ == 0 && hook)
-                hook(true, hook_userdata);
+                hook(BLOCKING_ENTER, hook_userdata);
 }
 
 void blocking_leave(void)
@@ -25,5 +27,14 @@ void blocking_leave(void)
         if (depth == 0)
                 return; /* unbalanced: ignore */
         if (--depth == 0 && hook)
-                hook(false, hook_userdata);
+                hook(BLOCKING_LEAVE, hook_userdata);
+}
+
+void blocking_turn(bool waiting)
+{
+        if (turn == waiting)
+                return; /* unbalanced: ignore */
+        turn = waiting;
+        if (hook)
+                hook(waiting ? BLOCKING_TURN_WAIT : BLOCKING_TURN_GOT, hook_userdata);
 }

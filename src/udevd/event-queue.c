@@ -57,6 +57,26 @@
  * sleeping programs do not run one after the other for long when other tasks
  * keep the CPUs saturated.
  *
+ * Lanes. The runnable events wait in two FIFOs. Per event class (subsystem
+ * and action; a table of EVENT_CLASSES, the least recently used replaced)
+ * the queue keeps a moving average of whether the class's events waited for
+ * another process (event_queue_set_blocked()) while they ran. Classes whose
+ * events recently did go to the slow lane; the others, and classes not seen
+ * yet, to the fast lane (one event that waits for a program moves a new
+ * class). The class learns from an event at its first wait, or when it
+ * finishes without one; an event that starts to wait moves to the slow
+ * lane's counts at once. Everything above (soft limit, stall rule, program
+ * window) applies to each lane on its own, and max_running to both
+ * together. A taker starts the fast lane's first event while that lane has
+ * room. So a disk's events, which run no program, do not
+ * wait behind network interfaces' events that each wait for a program whose
+ * places the soft limit and the window hold scarce (a "mixed storm"). A
+ * class changing lanes takes its runnable events along (in order, to the end
+ * of the other FIFO); the averages move by a quarter per event and change
+ * lanes with hysteresis, so that costs O(runnable) rarely. Only runnable
+ * events are reordered: the dependency rules above are untouched, and each
+ * lane is served in arrival order.
+ *
  * Requeued events (block device locked, event-processing.md §3.3) go back from
  * running to queued without leaving the indexes, so their dependants stay
  * blocked; they wait on the `delayed` list until their not-before time (or a
@@ -109,6 +129,12 @@ struct queued_event {
         uint64_t not_before;  /* while delayed: CLOCK_MONOTONIC µs */
         uint64_t retry_until; /* set at the first requeue: no requeue after it */
         uint64_t mark; /* insertion serial that last collected us as blocker */
+        uint64_t class_hash;       /* (subsystem, action); never 0 */
+        struct event_class *cls;   /* its entry, if still that class's (see class_of()) */
+        unsigned lane;             /* LANE_*: the FIFO it waits in, or was taken from */
+        bool blocked;              /* its worker waits for another process right now */
+        bool turn_wait;            /* ... for its turn to start a program (the gate) */
+        bool waited;               /* ... did so at least once during this run */
         size_t n_blockers;
         struct queued_event **dependants;
         size_t n_dependants, n_dependants_alloc;
@@ -118,6 +144,33 @@ struct queued_event {
 
 struct qe_list {
         struct queued_event *head, *tail;
+};
+
+/* What the queue learns per event class (subsystem, action): whether its
+ * events wait for programs (see "Lanes" at the top of the file). */
+#define EVENT_CLASSES 64
+#define CLASS_SCORE_MAX 256 /* score: moving average of "waited", x256 */
+#define CLASS_SCORE_NEW 140  /* a new class starts fast: one event that waits turns it slow */
+#define CLASS_SCORE_SLOW 160 /* a fast class turns slow above this, */
+#define CLASS_SCORE_FAST 96  /* a slow one fast again below this */
+
+struct event_class {
+        uint64_t hash; /* 0: free */
+        uint64_t last_used;
+        int score;
+        bool fast;
+};
+
+enum { LANE_FAST, LANE_SLOW, N_LANES };
+
+struct lane {
+        struct queued_event *head, *tail; /* runnable FIFO (runnable_next) */
+        size_t n_runnable;
+        size_t n_running;       /* QE_RUNNING events taken from this lane */
+        size_t n_blocked;       /* ... whose worker waits for another process */
+        size_t n_turn_wait;     /* ... for its turn to start a program */
+        uint64_t last_progress; /* CLOCK_MONOTONIC µs of its last take or completion */
+        uint64_t taken_total;
 };
 
 struct event_queue {
@@ -130,7 +183,6 @@ struct event_queue {
         unsigned soft_running; /* 0: no soft limit (see the top of the file) */
         uint64_t stall_usec;
         uint64_t program_stall_usec; /* see stall_period_locked() */
-        uint64_t last_progress; /* CLOCK_MONOTONIC µs of the last take or completion */
         bool standby;           /* a taker sleeps until the stall deadline */
         size_t prog_window;     /* with hooks.cpu_busy: blocked events that do not count */
         uint64_t window_usec;   /* when prog_window was last adjusted (0: never) */
@@ -140,11 +192,13 @@ struct event_queue {
 
         struct qe_list queued; /* QE_QUEUED, insertion order */
         struct qe_list lent;   /* QE_RUNNING and QE_ABANDONED */
-        struct queued_event *runnable_head, *runnable_tail;
+        struct lane lanes[N_LANES];
         struct queued_event *delayed; /* requeued, waiting for not_before */
-        size_t n_queued, n_running, n_runnable, n_delayed;
-        size_t n_blocked; /* running events whose worker waits for another process */
+        size_t n_queued, n_running, n_runnable, n_delayed; /* all lanes */
         uint64_t pushed_total, done_total;
+        struct event_class classes[EVENT_CLASSES];
+        uint64_t class_clock;
+        unsigned class_flips;
 
         size_t n_waiting;   /* takers blocked on `takers` */
         size_t n_signalled; /* wake-ups sent and not yet consumed */
@@ -241,6 +295,18 @@ static void qe_free(struct queued_event *qe)
         free(qe);
 }
 
+/* FNV-1a of the subsystem and the action; never 0 (0 marks a free class). */
+static uint64_t class_hash_of(const struct uevent *ev)
+{
+        uint64_t h = UINT64_C(14695981039346656037);
+
+        for (const char *c = ev->subsystem; *c; c++)
+                h = (h ^ (unsigned char)*c) * UINT64_C(1099511628211);
+        h = (h ^ 0xffu) * UINT64_C(1099511628211); /* no byte of a subsystem */
+        h = (h ^ (unsigned)ev->action) * UINT64_C(1099511628211);
+        return h ?: 1;
+}
+
 /* Takes ev only on success. */
 static struct queued_event *qe_new(struct uevent *ev)
 {
@@ -252,6 +318,7 @@ static struct queued_event *qe_new(struct uevent *ev)
                 return NULL;
         qe->ev = ev;
         qe->state = QE_QUEUED;
+        qe->class_hash = class_hash_of(ev);
         atomic_init(&qe->result_owner, QE_RESULT_OPEN);
         n = fill_links(qe, ev->devpath, false, 0);
         if (ev->devpath_old)
@@ -289,72 +356,104 @@ static size_t hard_slots_locked(const struct event_queue *q)
         return q->n_running >= q->max_running ? 0 : q->max_running - q->n_running;
 }
 
-/* How long the running events may make no progress before one more event
- * may start anyway (the stall rule): stall_usec when the events that wait for
- * no program fill the soft limit on their own; program_stall_usec when waits
- * for programs beyond the window are needed to fill it. Those are the
- * window's business: the longer period only keeps sleeping programs from
- * running one after the other while other tasks keep the CPUs saturated, and
- * must exceed the run time of common CPU-bound programs. */
-/* Running events whose worker waits for another process. */
-static size_t blocked_running_locked(const struct event_queue *q)
+static struct lane *slow_lane(struct event_queue *q)
 {
-        return MIN(q->n_blocked, q->n_running);
+        return &q->lanes[LANE_SLOW];
 }
 
-static uint64_t stall_period_locked(const struct event_queue *q)
+/* The lane's running events whose worker waits for another process. */
+static size_t lane_blocked(const struct lane *l)
 {
-        size_t others = q->n_running - blocked_running_locked(q);
+        return MIN(l->n_blocked, l->n_running);
+}
+
+/* How long the lane's running events may make no progress before one more of
+ * its events may start anyway (the stall rule): stall_usec when its events
+ * that wait for no program fill the soft limit on their own;
+ * program_stall_usec when waits for programs beyond the window are needed to
+ * fill it. Those are the window's business: the longer period only keeps
+ * sleeping programs from running one after the other while other tasks keep
+ * the CPUs saturated, and must exceed the run time of common CPU-bound
+ * programs. */
+static uint64_t lane_stall_period(const struct event_queue *q, const struct lane *l)
+{
+        size_t others = l->n_running - lane_blocked(l);
 
         return others >= q->soft_running ? q->stall_usec : q->program_stall_usec;
 }
 
-static bool stalled_locked(const struct event_queue *q)
+/* The lane's running events whose wait for another process frees their
+ * place: all of them, or with a load signal those within the program window
+ * (only the slow lane has any: an event that waits moves there). */
+static size_t lane_exempt(const struct event_queue *q, const struct lane *l)
 {
-        return now_usec(CLOCK_MONOTONIC) >= q->last_progress + stall_period_locked(q);
-}
-
-/* Running events whose wait for another process frees their place. */
-static size_t exempt_locked(const struct event_queue *q)
-{
-        size_t blocked = blocked_running_locked(q);
+        size_t blocked = lane_blocked(l);
 
         return q->hooks.cpu_busy ? MIN(blocked, q->prog_window) : blocked;
+}
+
+/* How many of the lane's runnable events takers could start right now, given
+ * `hard` places below max_running. */
+static size_t lane_takeable(const struct event_queue *q, const struct lane *l, size_t hard)
+{
+        size_t slots = hard;
+
+        if (l->n_runnable == 0 || hard == 0)
+                return 0;
+        if (q->soft_running > 0) {
+                size_t active = l->n_running - lane_exempt(q, l);
+                size_t soft = active >= q->soft_running ? 0 : q->soft_running - active;
+
+                if (soft == 0 &&
+                    now_usec(CLOCK_MONOTONIC) >= l->last_progress + lane_stall_period(q, l))
+                        soft = 1;
+                slots = MIN(slots, soft);
+        }
+        return MIN(l->n_runnable, slots);
 }
 
 /* How many runnable events takers could pick up right now. */
 static size_t takeable_locked(const struct event_queue *q)
 {
-        size_t slots = hard_slots_locked(q);
+        size_t hard = hard_slots_locked(q);
+        size_t n = 0;
 
-        if (q->soft_running > 0 && slots > 0 && q->n_runnable > 0) {
-                size_t active = q->n_running - exempt_locked(q);
-                size_t soft = active >= q->soft_running ? 0 : q->soft_running - active;
+        for (size_t i = 0; i < N_LANES; i++)
+                n += lane_takeable(q, &q->lanes[i], hard);
+        return MIN(n, hard);
+}
 
-                if (soft == 0 && stalled_locked(q))
-                        soft = 1;
-                slots = MIN(slots, soft);
-        }
-        return MIN(q->n_runnable, slots);
+/* The lane's runnable events that only the soft limit holds back. */
+static bool lane_held_back(const struct event_queue *q, const struct lane *l, size_t hard)
+{
+        return q->soft_running > 0 && l->n_runnable > 0 &&
+               MIN(l->n_runnable, hard) > lane_takeable(q, l, hard);
 }
 
 /* Runnable events that only the soft limit holds back (a standby watches). */
 static bool held_back_locked(const struct event_queue *q)
 {
-        return q->soft_running > 0 && q->n_runnable > 0 &&
-               MIN(q->n_runnable, hard_slots_locked(q)) > takeable_locked(q);
+        size_t hard = hard_slots_locked(q);
+
+        for (size_t i = 0; i < N_LANES; i++)
+                if (lane_held_back(q, &q->lanes[i], hard))
+                        return true;
+        return false;
 }
 
-/* Once per stall period while programs are waited for (take() calls it for
- * every event: the cheap checks come before the clock): shrink the program
- * window by one per period since the last adjustment while the CPUs are
- * saturated; grow it by one while they have room, events are held back and
- * every exempt place is used. */
+/* Once per stall period while the slow lane's events wait for programs
+ * (take() calls it for every event: the cheap checks come before the clock):
+ * shrink the program window by one per period since the last adjustment
+ * while the CPUs are saturated; grow it by one while they have room, slow
+ * events are held back, every exempt place is used and none of them waits
+ * for its turn to start a program (the program gate holds programs back:
+ * another event would only wait there too, holding a thread and a place). */
 static void adjust_window_locked(struct event_queue *q)
 {
+        struct lane *slow = slow_lane(q);
         uint64_t now, periods;
 
-        if (!q->hooks.cpu_busy || q->soft_running == 0 || q->n_blocked == 0)
+        if (!q->hooks.cpu_busy || q->soft_running == 0 || slow->n_blocked == 0)
                 return;
         now = now_usec(CLOCK_MONOTONIC);
         if (q->window_usec != 0 && now < q->window_usec + q->stall_usec)
@@ -363,7 +462,8 @@ static void adjust_window_locked(struct event_queue *q)
         q->window_usec = now;
         if (q->hooks.cpu_busy(q->hooks.userdata))
                 q->prog_window -= (size_t)MIN(periods, (uint64_t)q->prog_window);
-        else if (held_back_locked(q) && q->n_blocked >= q->prog_window &&
+        else if (lane_held_back(q, slow, hard_slots_locked(q)) &&
+                 slow->n_blocked >= q->prog_window && slow->n_turn_wait == 0 &&
                  (q->max_running == 0 || q->prog_window < q->max_running))
                 q->prog_window++;
 }
@@ -425,28 +525,159 @@ static void count_decreased_locked(struct event_queue *q)
                 pthread_cond_broadcast(&q->space);
 }
 
-static void runnable_append_locked(struct event_queue *q, struct queued_event *qe)
+/* ----------------------------------------------------------------- lanes */
+
+/* The event's class entry, or NULL once the entry went to another class. */
+static struct event_class *class_of(const struct queued_event *qe)
+{
+        return qe->cls && qe->cls->hash == qe->class_hash ? qe->cls : NULL;
+}
+
+/* The entry of `hash`, made (the least recently used one replaced) if new. */
+static struct event_class *class_get_locked(struct event_queue *q, uint64_t hash)
+{
+        struct event_class *victim = &q->classes[0];
+
+        for (size_t i = 0; i < EVENT_CLASSES; i++) {
+                struct event_class *c = &q->classes[i];
+
+                if (c->hash == hash) {
+                        c->last_used = ++q->class_clock;
+                        return c;
+                }
+                if (c->last_used < victim->last_used)
+                        victim = c; /* free entries have last_used 0 */
+        }
+        *victim = (struct event_class){
+                .hash = hash,
+                .last_used = ++q->class_clock,
+                .score = CLASS_SCORE_NEW,
+                .fast = true,
+        };
+        return victim;
+}
+
+static bool qe_fast(const struct queued_event *qe)
+{
+        const struct event_class *c = class_of(qe);
+
+        return c && c->fast;
+}
+
+static void lane_append(struct lane *l, struct queued_event *qe)
 {
         qe->runnable_next = NULL;
-        if (q->runnable_tail)
-                q->runnable_tail->runnable_next = qe;
+        if (l->tail)
+                l->tail->runnable_next = qe;
         else
-                q->runnable_head = qe;
-        q->runnable_tail = qe;
+                l->head = qe;
+        l->tail = qe;
+        l->n_runnable++;
+}
+
+static void runnable_append_locked(struct event_queue *q, struct queued_event *qe)
+{
+        qe->lane = qe_fast(qe) ? LANE_FAST : LANE_SLOW;
+        lane_append(&q->lanes[qe->lane], qe);
         q->n_runnable++;
 }
 
-static struct queued_event *runnable_pop_locked(struct event_queue *q)
+static struct queued_event *lane_pop(struct lane *l)
 {
-        struct queued_event *qe = q->runnable_head;
+        struct queued_event *qe = l->head;
 
         assert(qe);
-        q->runnable_head = qe->runnable_next;
-        if (!q->runnable_head)
-                q->runnable_tail = NULL;
+        l->head = qe->runnable_next;
+        if (!l->head)
+                l->tail = NULL;
         qe->runnable_next = NULL;
-        q->n_runnable--;
+        l->n_runnable--;
         return qe;
+}
+
+/* The next event to start: the fast lane's first while it may start one
+ * (its events need no program, so they do not wait behind those that do),
+ * else the slow lane's. Call only when takeable_locked() > 0. */
+static struct queued_event *runnable_pop_locked(struct event_queue *q)
+{
+        size_t hard = hard_slots_locked(q);
+        struct lane *l = &q->lanes[LANE_FAST];
+
+        if (lane_takeable(q, l, hard) == 0)
+                l = slow_lane(q);
+        q->n_runnable--;
+        return lane_pop(l);
+}
+
+/* Move the runnable events of class `c` from lane `from` to the end of the
+ * other lane, in their order. */
+static void lane_move_class_locked(struct event_queue *q, unsigned from,
+                                   const struct event_class *c)
+{
+        struct lane *src = &q->lanes[from], *dst = &q->lanes[from == LANE_FAST ? LANE_SLOW : LANE_FAST];
+        struct queued_event *keep_head = NULL, *keep_tail = NULL, *qe, *next;
+        size_t kept = 0;
+
+        for (qe = src->head; qe; qe = next) {
+                next = qe->runnable_next;
+                if (class_of(qe) == c) {
+                        qe->lane = (unsigned)(dst - q->lanes);
+                        lane_append(dst, qe);
+                        continue;
+                }
+                qe->runnable_next = NULL;
+                if (keep_tail)
+                        keep_tail->runnable_next = qe;
+                else
+                        keep_head = qe;
+                keep_tail = qe;
+                kept++;
+        }
+        src->head = keep_head;
+        src->tail = keep_tail;
+        src->n_runnable = kept;
+}
+
+/* Learn from a running event whether its class waits for programs: at its
+ * first wait, or when it finishes without one. A class changing lanes takes
+ * its runnable events along. */
+static void class_learn_locked(struct event_queue *q, const struct queued_event *qe)
+{
+        struct event_class *c = class_of(qe);
+
+        if (!c)
+                return;
+        c->score += ((qe->waited ? CLASS_SCORE_MAX : 0) - c->score) / 4;
+        if (!c->fast && c->score < CLASS_SCORE_FAST) {
+                c->fast = true;
+                q->class_flips++;
+                lane_move_class_locked(q, LANE_SLOW, c);
+        } else if (c->fast && c->score > CLASS_SCORE_SLOW) {
+                c->fast = false;
+                q->class_flips++;
+                lane_move_class_locked(q, LANE_FAST, c);
+        }
+}
+
+/* A running event leaves its lane's counts (done, abandoned or requeued). */
+static void lane_release_locked(struct event_queue *q, struct queued_event *qe, uint64_t now)
+{
+        struct lane *l = &q->lanes[qe->lane];
+
+        assert(l->n_running > 0);
+        l->n_running--;
+        if (qe->blocked) {
+                assert(l->n_blocked > 0);
+                l->n_blocked--;
+                qe->blocked = false;
+        }
+        if (qe->turn_wait) {
+                assert(l->n_turn_wait > 0);
+                l->n_turn_wait--;
+                qe->turn_wait = false;
+        }
+        l->last_progress = now;
+        q->n_running--;
 }
 
 /* ------------------------------------------------------- delayed (requeued) */
@@ -742,6 +973,7 @@ static int insert_locked(struct event_queue *q, struct queued_event *qe)
                 l->dependants[l->n_dependants++] = qe;
         }
         qe->n_blockers = n;
+        qe->cls = class_get_locked(q, qe->class_hash);
         register_locked(q, qe);
         list_append(&q->queued, qe);
         q->n_queued++;
@@ -958,11 +1190,16 @@ static uint64_t standby_deadline_locked(const struct event_queue *q)
 {
         uint64_t now = now_usec(CLOCK_MONOTONIC);
         uint64_t due = now + q->stall_usec;
-        uint64_t stall_due = q->last_progress + stall_period_locked(q);
 
-        if (stall_due > now)
-                due = MIN(due, stall_due);
-        if (q->hooks.cpu_busy && q->n_blocked > 0 && q->window_usec + q->stall_usec > now)
+        for (size_t i = 0; i < N_LANES; i++) {
+                const struct lane *l = &q->lanes[i];
+                uint64_t stall_due = l->last_progress + lane_stall_period(q, l);
+
+                if (l->n_runnable > 0 && stall_due > now)
+                        due = MIN(due, stall_due);
+        }
+        if (q->hooks.cpu_busy && q->lanes[LANE_SLOW].n_blocked > 0 &&
+            q->window_usec + q->stall_usec > now)
                 due = MIN(due, q->window_usec + q->stall_usec);
         return due;
 }
@@ -1007,9 +1244,12 @@ static struct queued_event *take_locked(struct event_queue *q, bool *need)
         q->n_queued--;
         qe->state = QE_RUNNING;
         qe->start_usec = now_usec(CLOCK_MONOTONIC);
-        q->last_progress = qe->start_usec;
+        qe->blocked = qe->waited = qe->turn_wait = false;
         list_append(&q->lent, qe);
         q->n_running++;
+        q->lanes[qe->lane].n_running++;
+        q->lanes[qe->lane].last_progress = qe->start_usec;
+        q->lanes[qe->lane].taken_total++;
 
         if (q->shutdown && q->n_queued == 0)
                 pthread_cond_broadcast(&q->takers); /* the others may leave now */
@@ -1043,16 +1283,23 @@ static void done_locked(struct event_queue *q, struct queued_event *qe, bool wil
         assert(qe->state != QE_QUEUED);
         list_remove(&q->lent, qe);
         if (qe->state == QE_RUNNING) {
+                struct lane *l = &q->lanes[qe->lane];
+
+                if (!qe->waited) /* first: the dependants go to its class's lane */
+                        class_learn_locked(q, qe);
                 release_locked(q, qe);
-                q->n_running--;
+                lane_release_locked(q, qe, now_usec(CLOCK_MONOTONIC));
                 q->done_total++;
-                q->last_progress = now_usec(CLOCK_MONOTONIC);
                 count_decreased_locked(q);
-                if (will_take)
-                        q->n_running++; /* the slot is the caller's: nobody to wake for it */
+                if (will_take) { /* the slot is the caller's: nobody to wake for it */
+                        q->n_running++;
+                        l->n_running++;
+                }
                 wake_takers_locked(q);
-                if (will_take)
+                if (will_take) {
                         q->n_running--;
+                        l->n_running--;
+                }
         }
 }
 
@@ -1098,19 +1345,60 @@ void event_queue_set_soft_running(struct event_queue *q, unsigned soft_running,
                 q->hooks.on_need_worker(q->hooks.userdata);
 }
 
-void event_queue_set_blocked(struct event_queue *q, bool blocked)
+void event_queue_set_blocked(struct event_queue *q, struct queued_event *qe, bool blocked)
 {
         bool need = false;
 
         pthread_mutex_lock(&q->lock);
-        if (blocked)
-                q->n_blocked++; /* a soft slot may open */
-        else if (q->n_blocked > 0)
-                q->n_blocked--; /* the stall rule may apply again */
+        if (qe->blocked == blocked) {
+                pthread_mutex_unlock(&q->lock);
+                return;
+        }
+        qe->blocked = blocked;
+        if (qe->state == QE_RUNNING) {
+                if (blocked && !qe->waited) {
+                        qe->waited = true;
+                        class_learn_locked(q, qe);
+                        /* An event that waits for a program counts in the
+                         * slow lane, whatever lane it was taken from. */
+                        if (qe->lane != LANE_SLOW) {
+                                struct lane *slow = slow_lane(q), *from = &q->lanes[qe->lane];
+
+                                from->n_running--;
+                                slow->n_running++;
+                                if (qe->turn_wait) {
+                                        from->n_turn_wait--;
+                                        slow->n_turn_wait++;
+                                }
+                                qe->lane = LANE_SLOW;
+                                /* its start counts as the slow lane's progress */
+                                slow->last_progress = MAX(slow->last_progress, qe->start_usec);
+                        }
+                }
+                if (blocked)
+                        q->lanes[qe->lane].n_blocked++; /* a soft slot may open */
+                else
+                        q->lanes[qe->lane].n_blocked--; /* the stall rule may apply again */
+        }
         need = rewake_locked(q);
         pthread_mutex_unlock(&q->lock);
         if (need)
                 q->hooks.on_need_worker(q->hooks.userdata);
+}
+
+void event_queue_set_turn_wait(struct event_queue *q, struct queued_event *qe, bool waiting)
+{
+        pthread_mutex_lock(&q->lock);
+        if (qe->turn_wait != waiting) {
+                qe->turn_wait = waiting;
+                if (qe->state == QE_RUNNING) {
+                        if (waiting)
+                                q->lanes[qe->lane].n_turn_wait++;
+                        else
+                                q->lanes[qe->lane].n_turn_wait--;
+                }
+        }
+        pthread_mutex_unlock(&q->lock);
 }
 
 int event_queue_requeue(struct event_queue *q, struct queued_event *qe, uint64_t delay_usec,
@@ -1141,8 +1429,7 @@ int event_queue_requeue(struct event_queue *q, struct queued_event *qe, uint64_t
         list_remove(&q->lent, qe);
         qe->state = QE_QUEUED;
         list_append(&q->queued, qe);
-        q->n_running--;
-        q->last_progress = now;
+        lane_release_locked(q, qe, now);
         q->n_queued++;
         if (delay_usec == 0) {
                 runnable_append_locked(q, qe);
@@ -1227,7 +1514,10 @@ static struct queued_event *drop_queued_locked(struct event_queue *q)
         for (struct queued_event *qe = q->queued.head; qe; qe = qe->next)
                 unregister_locked(q, qe);
         q->queued = (struct qe_list){ NULL, NULL };
-        q->runnable_head = q->runnable_tail = NULL;
+        for (size_t i = 0; i < N_LANES; i++) {
+                q->lanes[i].head = q->lanes[i].tail = NULL;
+                q->lanes[i].n_runnable = 0;
+        }
         q->n_runnable = 0;
         q->delayed = NULL;
         q->n_delayed = 0;
@@ -1261,6 +1551,8 @@ void event_queue_get_stats(struct event_queue *q, struct event_queue_stats *ret)
                 .startable = takeable_locked(q) + (held_back_locked(q) ? 1 : 0),
                 .pushed_total = q->pushed_total,
                 .done_total = q->done_total,
+                .fast_taken_total = q->lanes[LANE_FAST].taken_total,
+                .class_flips = q->class_flips,
         };
         pthread_mutex_unlock(&q->lock);
 }
@@ -1293,8 +1585,10 @@ bool queued_event_abandon_locked(struct event_queue *q, struct queued_event *qe)
         if (!atomic_compare_exchange_strong(&qe->result_owner, &open, QE_RESULT_ABANDONED))
                 return false; /* the worker is already publishing its result */
         qe->state = QE_ABANDONED;
+        if (!qe->waited)
+                class_learn_locked(q, qe);
         release_locked(q, qe);
-        q->n_running--;
+        lane_release_locked(q, qe, now_usec(CLOCK_MONOTONIC));
         q->done_total++;
         count_decreased_locked(q);
         wake_takers_locked(q);

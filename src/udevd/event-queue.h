@@ -122,21 +122,33 @@ void event_queue_set_paused(struct event_queue *q, bool paused);
 /* Limit of events running at once (children max); takers beyond it wait.
  * 0 = unlimited (the default). */
 void event_queue_set_max_running(struct event_queue *q, unsigned max_running);
-/* At most soft_running events run at once while they make progress; one
- * more may start each time none was taken or completed for stall_usec (up to
- * max_running). Events whose worker waits for another process (see
+/* Runnable events wait in one of two lanes, by what the queue learnt of their
+ * class (subsystem, action): the slow lane for classes whose events recently
+ * waited for programs, the fast lane for the others and for classes not seen
+ * yet. The soft limit applies to each lane on its own, and a taker starts a
+ * fast-lane event first while its lane has room: events that run no program
+ * do not queue behind those that wait for programs.
+ * Per lane, at most soft_running events run at once while they make
+ * progress; one more may start each time none of the lane's was taken or
+ * completed for stall_usec (up to max_running, which counts both lanes).
+ * Slow-lane events whose worker waits for another process (see
  * event_queue_set_blocked()) do not count; with a cpu_busy hook only the
- * first W of them do not, W starting at 0 and, once per stall_usec while
- * programs are waited for, growing by one while events are held back and the
- * CPUs are not saturated, or shrinking by one while they are. When waits
- * beyond W are needed to fill the soft limit, one more may start only after
- * program_stall_usec (at least stall_usec) without progress.
- * 0 = no soft limit (the default). */
+ * first W of them do not, W starting at 0 and, once per
+ * stall_usec while programs are waited for, growing by one while slow events
+ * are held back and the CPUs are not saturated, or shrinking by one while
+ * they are. When waits beyond W are needed to fill the soft limit, one more
+ * may start only after program_stall_usec (at least stall_usec) without
+ * progress. 0 = no soft limit (the default): lanes only set the order. */
 void event_queue_set_soft_running(struct event_queue *q, unsigned soft_running,
                                   uint64_t stall_usec, uint64_t program_stall_usec);
-/* The calling worker's running event starts (true) or stops (false) waiting
- * for another process: a program, a helper's reply. */
-void event_queue_set_blocked(struct event_queue *q, bool blocked);
+/* The worker of the running event qe starts (true) or stops (false) waiting
+ * for another process: a program, a helper's reply. Whether an event waited
+ * at all is what sorts its class into a lane (see event_queue_set_soft_running()). */
+void event_queue_set_blocked(struct event_queue *q, struct queued_event *qe, bool blocked);
+/* Within such a wait, the worker of qe starts (true) or stops (false) waiting
+ * for its turn to start a program (the program gate): while any slow-lane
+ * event does, the program window does not grow. */
+void event_queue_set_turn_wait(struct event_queue *q, struct queued_event *qe, bool waiting);
 
 /* Shut down: with drop_queued, not-yet-running events are freed at once;
  * otherwise take() keeps handing out events until none are left. In both cases
@@ -156,6 +168,8 @@ struct event_queue_stats {
                            * taker while the soft limit holds some back */
         uint64_t pushed_total;
         uint64_t done_total; /* finished or abandoned (dropped ones not counted) */
+        uint64_t fast_taken_total; /* events started from the fast lane */
+        unsigned class_flips; /* event classes that changed lanes */
 };
 void event_queue_get_stats(struct event_queue *q, struct event_queue_stats *ret);
 

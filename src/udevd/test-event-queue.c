@@ -519,7 +519,7 @@ static void test_soft_limit_blocked(void)
         sleep_ms(30);
         ASSERT_TRUE(!atomic_load(&t.returned));
         atomic_store(&c.need_worker, 0);
-        event_queue_set_blocked(q, true);
+        event_queue_set_blocked(q, a, true);
         b = taker_join(&t);
         ASSERT_TRUE(b);
         ASSERT_EQ(queued_event_uevent(b)->seqnum, 2);
@@ -527,7 +527,7 @@ static void test_soft_limit_blocked(void)
          * the pool is asked for a standby */
         ASSERT_EQ(stats(q).startable, 1);
         ASSERT_TRUE(atomic_load(&c.need_worker) >= 1);
-        event_queue_set_blocked(q, false);
+        event_queue_set_blocked(q, a, false);
         event_queue_done(q, a);
         event_queue_done(q, b);
         a = take_now(q, 3);
@@ -559,7 +559,7 @@ static void test_soft_limit_window(void)
         atomic_store(&c.cpu_busy, true);
         a = take_now(q, 1);
         /* saturated: a's wait for a program keeps its place (window 0) */
-        event_queue_set_blocked(q, true);
+        event_queue_set_blocked(q, a, true);
         taker_start(&t, q);
         sleep_ms(100); /* three periods; the program stall takes ten */
         ASSERT_TRUE(!atomic_load(&t.returned));
@@ -570,13 +570,13 @@ static void test_soft_limit_window(void)
         ASSERT_TRUE(b);
         ASSERT_EQ(queued_event_uevent(b)->seqnum, 2);
         /* b waits for a program too: the window grows to 2 a period later */
-        event_queue_set_blocked(q, true);
+        event_queue_set_blocked(q, b, true);
         taker_start(&t, q);
         d = taker_join(&t);
         ASSERT_TRUE(d);
         ASSERT_EQ(queued_event_uevent(d)->seqnum, 3);
-        event_queue_set_blocked(q, false);
-        event_queue_set_blocked(q, false);
+        event_queue_set_blocked(q, b, false);
+        event_queue_set_blocked(q, a, false);
         event_queue_done(q, a);
         event_queue_done(q, b);
         /* saturated for three periods: the next adjustment takes the window
@@ -584,7 +584,7 @@ static void test_soft_limit_window(void)
         atomic_store(&c.cpu_busy, true);
         sleep_ms(100);
         t0 = now_usec(CLOCK_MONOTONIC);
-        event_queue_set_blocked(q, true);
+        event_queue_set_blocked(q, d, true);
         taker_start(&t, q);
         sleep_ms(60);
         ASSERT_TRUE(!atomic_load(&t.returned));
@@ -596,7 +596,7 @@ static void test_soft_limit_window(void)
         /* d runs no program any more: with d and e running and stuck, the
          * plain stall rule lets the next event start a period later,
          * CPUs saturated or not */
-        event_queue_set_blocked(q, false);
+        event_queue_set_blocked(q, d, false);
         t0 = now_usec(CLOCK_MONOTONIC);
         f = event_queue_take(q);
         ASSERT_TRUE(f);
@@ -607,6 +607,96 @@ static void test_soft_limit_window(void)
         event_queue_done(q, f);
         g = take_now(q, 6);
         event_queue_done(q, g);
+        event_queue_free(q);
+}
+
+/* Run one event of `subsystem` to completion, waiting for a "program" or not:
+ * that is what the queue learns its class from. */
+static void run_one(struct event_queue *q, uint64_t seqnum, const char *devpath,
+                    const char *subsystem, bool waits)
+{
+        struct queued_event *qe;
+
+        push1(q, mk(seqnum, "add", devpath, subsystem, NULL));
+        qe = take_now(q, seqnum);
+        if (waits) {
+                event_queue_set_blocked(q, qe, true);
+                event_queue_set_blocked(q, qe, false);
+        }
+        event_queue_done(q, qe);
+}
+
+/* Events of a class that waits for no program (the fast lane) start while
+ * events that wait for programs hold every place the soft limit and the
+ * program window give their lane, and before earlier ones of that lane; a
+ * class that starts to wait for programs goes to the slow lane with its
+ * runnable events at once. */
+static void test_lanes(void)
+{
+        struct queued_event *n2, *n3, *b, *e;
+        struct event_queue *q;
+        struct counters c;
+        uint64_t seq = 1, fast;
+
+        q = new_queue_hooks(&c, 0, true);
+        atomic_store(&c.cpu_busy, true); /* window 0: waits keep their place */
+        event_queue_set_soft_running(q, 1, 60 * USEC_PER_SEC, 60 * USEC_PER_SEC);
+        /* New classes start fast. "net add" waits for a program: its first
+         * wait turns it slow; "block add" does not */
+        run_one(q, seq++, "/devices/n0", "net", true);
+        ASSERT_EQ(stats(q).class_flips, 1);
+        ASSERT_EQ(stats(q).fast_taken_total, 1);
+        run_one(q, seq++, "/devices/b0", "block", false);
+        run_one(q, seq++, "/devices/n1", "net", true);
+        ASSERT_EQ(stats(q).class_flips, 1);
+        ASSERT_EQ(stats(q).fast_taken_total, 2);
+
+        /* n2 waits for its program and holds the slow lane's place */
+        push1(q, mk(seq, "add", "/devices/n2", "net", NULL));
+        n2 = take_now(q, seq++);
+        event_queue_set_blocked(q, n2, true);
+        push1(q, mk(seq, "add", "/devices/n3", "net", NULL));
+        uint64_t s_n3 = seq++;
+        push1(q, mk(seq, "add", "/devices/b1", "block", NULL));
+        uint64_t s_b1 = seq++;
+        /* b1 starts although it came after n3 and n2 holds the soft limit */
+        ASSERT_EQ(stats(q).startable, 1 + 1); /* b1, and a standby for n3 */
+        fast = stats(q).fast_taken_total;
+        b = take_now(q, s_b1);
+        ASSERT_EQ(stats(q).fast_taken_total, fast + 1);
+        ASSERT_EQ(stats(q).runnable, 1);
+        ASSERT_EQ(stats(q).startable, 1); /* n3 waits: only the standby */
+        event_queue_done(q, b);
+
+        /* "block add" starts to wait for programs: two such events move its
+         * average close to the limit... */
+        run_one(q, seq++, "/devices/b10", "block", true);
+        run_one(q, seq++, "/devices/b11", "block", true);
+        ASSERT_EQ(stats(q).class_flips, 1);
+        /* ...and the wait of a third, that b2 waits behind in the fast lane,
+         * turns it slow: b2 moves to the slow lane, behind n3 */
+        push1(q, mk(seq, "add", "/devices/b12", "block", NULL));
+        e = take_now(q, seq++);
+        push1(q, mk(seq, "add", "/devices/b2", "block", NULL));
+        seq++;
+        ASSERT_EQ(stats(q).startable, 1); /* e holds the fast lane's place */
+        event_queue_set_blocked(q, e, true);
+        ASSERT_EQ(stats(q).class_flips, 2);
+        ASSERT_EQ(stats(q).runnable, 2);  /* n3, b2 */
+        ASSERT_EQ(stats(q).startable, 1); /* both held back: only the standby */
+        event_queue_set_blocked(q, e, false);
+        event_queue_done(q, e);
+
+        /* n2's program ends and n2 completes: n3, then b2, in arrival order */
+        event_queue_set_blocked(q, n2, false);
+        event_queue_done(q, n2);
+        n3 = take_now(q, s_n3);
+        event_queue_done(q, n3);
+        b = event_queue_take(q);
+        ASSERT_TRUE(b);
+        ASSERT_TRUE(streq(queued_event_uevent(b)->devpath, "/devices/b2"));
+        event_queue_done(q, b);
+        ASSERT_EQ(stats(q).queued + stats(q).running, 0);
         event_queue_free(q);
 }
 
@@ -1603,10 +1693,18 @@ static void *s_worker(void *userdata)
                 else if (r % 4 == 0)
                         sched_yield();
                 (void)queued_event_abandoned(qe);
-                if (s->soft && r % 7 == 0) {
-                        event_queue_set_blocked(s->q, true); /* a program's wait */
+                /* Waits for programs that sort the classes into lanes: "net"
+                 * events always wait (slow lane), "block" ones never (fast),
+                 * and "test" ones in alternating phases (their class changes
+                 * lanes), besides some at random. */
+                const struct uevent *ev = queued_event_uevent(qe);
+                bool waits = streq(ev->subsystem, "net") ||
+                             (streq(ev->subsystem, "test") && ev->seqnum / 300 % 2 == 1) ||
+                             (!streq(ev->subsystem, "block") && r % 7 == 0);
+                if (s->soft && waits) {
+                        event_queue_set_blocked(s->q, qe, true); /* a program's wait */
                         sched_yield();
-                        event_queue_set_blocked(s->q, false);
+                        event_queue_set_blocked(s->q, qe, false);
                 }
                 atomic_store(&e->end, atomic_fetch_add(&s->tick, 1) + 1);
                 if (s->soft && r % 3 != 0) {
@@ -1810,9 +1908,16 @@ static void run_stress(bool soft, bool window)
         s_check(s);
         if (window)
                 ASSERT_TRUE(atomic_load(&s->c.cpu_asks) > 0); /* the window was steered */
+        if (soft) { /* both lanes were used, and classes changed lanes */
+                ASSERT_TRUE(stats(s->q).fast_taken_total > 0);
+                ASSERT_TRUE(stats(s->q).fast_taken_total < S_EVENTS);
+                ASSERT_TRUE(stats(s->q).class_flips >= 2);
+        }
         fprintf(stderr, "(%" PRIu64 " abandoned, %d busy cycles, %d worker requests, %u load "
-                "readings) ", (uint64_t)atomic_load(&s->abandoned), atomic_load(&s->c.busy_true),
-                atomic_load(&s->c.need_worker), atomic_load(&s->c.cpu_asks));
+                "readings, %" PRIu64 " fast, %u flips) ", (uint64_t)atomic_load(&s->abandoned),
+                atomic_load(&s->c.busy_true), atomic_load(&s->c.need_worker),
+                atomic_load(&s->c.cpu_asks), stats(s->q).fast_taken_total,
+                stats(s->q).class_flips);
         event_queue_free(s->q);
         free(s->ev);
         free(s);
@@ -1877,5 +1982,6 @@ int main(void)
         TEST_RUN(test_soft_limit_stall_after_push);
         TEST_RUN(test_soft_limit_blocked);
         TEST_RUN(test_soft_limit_window);
+        TEST_RUN(test_lanes);
         return 0;
 }

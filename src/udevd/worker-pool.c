@@ -26,6 +26,7 @@ struct worker {
         struct worker_pool *pool;
         pthread_t thread;
         unsigned id;
+        struct queued_event *current; /* the event this thread runs; its own thread only */
 };
 
 struct worker_pool {
@@ -79,9 +80,23 @@ static bool requeue_locked_event(struct worker_ctx *w, struct worker_pool *p,
         return false;
 }
 
-static void worker_blocked(bool blocked, void *userdata)
+static void worker_blocked(enum blocking_event ev, void *userdata)
 {
-        event_queue_set_blocked(userdata, blocked);
+        struct worker *self = userdata;
+        struct event_queue *q = self->pool->queue;
+
+        if (!self->current)
+                return;
+        switch (ev) {
+        case BLOCKING_ENTER:
+        case BLOCKING_LEAVE:
+                event_queue_set_blocked(q, self->current, ev == BLOCKING_ENTER);
+                break;
+        case BLOCKING_TURN_WAIT:
+        case BLOCKING_TURN_GOT:
+                event_queue_set_turn_wait(q, self->current, ev == BLOCKING_TURN_WAIT);
+                break;
+        }
 }
 
 static void *worker_main(void *userdata)
@@ -107,11 +122,13 @@ static void *worker_main(void *userdata)
 
         /* Waits for programs free this worker's place below the queue's
          * soft limit while they last, within the queue's program window. */
-        blocking_set_thread_hook(worker_blocked, p->queue);
+        blocking_set_thread_hook(worker_blocked, self);
         struct queued_event *qe = event_queue_take(p->queue);
         while (qe) {
                 atomic_fetch_add(&p->busy, 1);
+                self->current = qe;
                 r = event_process(&w, queued_event_uevent(qe), event_abandoned, qe);
+                self->current = NULL;
                 if (r == EVENT_PROCESS_LOCKED && requeue_locked_event(&w, p, qe)) {
                         atomic_fetch_sub(&p->busy, 1);
                         qe = event_queue_take(p->queue);
