@@ -77,6 +77,12 @@
  * events are reordered: the dependency rules above are untouched, and each
  * lane is served in arrival order.
  *
+ * The program gate (exec/program-gate.h) may make a worker wait for its turn
+ * to start a program (event_queue_set_turn_wait()). While an event of a lane
+ * does, that lane's stall rule starts no event (the gate has a stall rule of
+ * its own; another event would most likely wait at the gate too, holding a
+ * thread and a place), and the program window does not grow.
+ *
  * Requeued events (block device locked, event-processing.md §3.3) go back from
  * running to queued without leaving the indexes, so their dependants stay
  * blocked; they wait on the `delayed` list until their not-before time (or a
@@ -404,7 +410,10 @@ static size_t lane_takeable(const struct event_queue *q, const struct lane *l, s
                 size_t active = l->n_running - lane_exempt(q, l);
                 size_t soft = active >= q->soft_running ? 0 : q->soft_running - active;
 
-                if (soft == 0 &&
+                /* The stall rule, except while one of the lane's events
+                 * waits for its turn at the program gate: the gate has its
+                 * own, and another event would most likely wait there too. */
+                if (soft == 0 && l->n_turn_wait == 0 &&
                     now_usec(CLOCK_MONOTONIC) >= l->last_progress + lane_stall_period(q, l))
                         soft = 1;
                 slots = MIN(slots, soft);
@@ -1388,6 +1397,8 @@ void event_queue_set_blocked(struct event_queue *q, struct queued_event *qe, boo
 
 void event_queue_set_turn_wait(struct event_queue *q, struct queued_event *qe, bool waiting)
 {
+        bool need = false;
+
         pthread_mutex_lock(&q->lock);
         if (qe->turn_wait != waiting) {
                 qe->turn_wait = waiting;
@@ -1395,10 +1406,13 @@ void event_queue_set_turn_wait(struct event_queue *q, struct queued_event *qe, b
                         if (waiting)
                                 q->lanes[qe->lane].n_turn_wait++;
                         else
-                                q->lanes[qe->lane].n_turn_wait--;
+                                q->lanes[qe->lane].n_turn_wait--; /* the stall rule is back */
                 }
+                need = rewake_locked(q);
         }
         pthread_mutex_unlock(&q->lock);
+        if (need)
+                q->hooks.on_need_worker(q->hooks.userdata);
 }
 
 int event_queue_requeue(struct event_queue *q, struct queued_event *qe, uint64_t delay_usec,

@@ -146,8 +146,10 @@ void event_queue_set_soft_running(struct event_queue *q, unsigned soft_running,
  * at all is what sorts its class into a lane (see event_queue_set_soft_running()). */
 void event_queue_set_blocked(struct event_queue *q, struct queued_event *qe, bool blocked);
 /* Within such a wait, the worker of qe starts (true) or stops (false) waiting
- * for its turn to start a program (the program gate): while any slow-lane
- * event does, the program window does not grow. */
+ * for its turn to start a program (the program gate): while any event of a
+ * lane does, the lane's stall rule starts no event (the gate has its own:
+ * another event would most likely wait there too, holding a thread and a
+ * place), and the program window does not grow. */
 void event_queue_set_turn_wait(struct event_queue *q, struct queued_event *qe, bool waiting);
 
 /* Shut down: with drop_queued, not-yet-running events are freed at once;

@@ -678,10 +678,11 @@ static void log_stats(struct manager *m)
         log_info("stats: received=%" PRIu64 " processed=%" PRIu64 " failed=%" PRIu64
                  " forged=%" PRIu64 " malformed=%" PRIu64 " enobufs=%" PRIu64 " lost=%" PRIu64
                  " resyncs=%u resync_added=%u resync_removed=%u resync_forgotten=%u"
-                 " dropped_at_exit=%zu workers=%u",
+                 " dropped_at_exit=%zu workers=%u fast_lane=%" PRIu64 " lane_changes=%u",
                  ls.received, ps.processed, ps.failed, ls.forged, ls.malformed, ls.enobufs,
                  ls.lost, m->resync.runs, m->resync.added, m->resync.removed,
-                 m->resync.forgotten, m->dropped_at_exit + qs.queued, ps.workers);
+                 m->resync.forgotten, m->dropped_at_exit + qs.queued, ps.workers,
+                 qs.fast_taken_total, qs.class_flips);
 
         struct program_gate_stats gs;
         if (m->settings->exec && exec_client_gate_stats(m->settings->exec, &gs))

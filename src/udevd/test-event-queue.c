@@ -700,6 +700,45 @@ static void test_lanes(void)
         event_queue_free(q);
 }
 
+/* While an event of a lane waits for its turn at the program gate, the
+ * lane's stall rule starts no other event; once it has its turn, it does. */
+static void test_turn_wait_stall(void)
+{
+        struct queued_event *a, *b, *d;
+        struct event_queue *q;
+        struct counters c;
+        struct taker t;
+
+        q = new_queue_hooks(&c, 0, true);
+        atomic_store(&c.cpu_busy, true); /* window 0: b's wait keeps its place */
+        event_queue_set_soft_running(q, 1, 20 * USEC_PER_MSEC, 20 * USEC_PER_MSEC);
+        push1(q, mk(1, "add", "/devices/a", "test", NULL));
+        push1(q, mk(2, "add", "/devices/b", "test", NULL));
+        push1(q, mk(3, "add", "/devices/c", "test", NULL));
+        a = take_now(q, 1);
+        /* a runs (no wait): after 20 ms without progress, b starts */
+        b = event_queue_take(q);
+        ASSERT_TRUE(b);
+        ASSERT_EQ(queued_event_uevent(b)->seqnum, 2);
+        /* b waits for its turn to start a program: its class turns slow,
+         * with 3, and b holds the slow lane's place: no stall start for 3 */
+        event_queue_set_blocked(q, b, true);
+        event_queue_set_turn_wait(q, b, true);
+        taker_start(&t, q);
+        sleep_ms(150);
+        ASSERT_TRUE(!atomic_load(&t.returned));
+        /* b's program starts: the stall rule is back */
+        event_queue_set_turn_wait(q, b, false);
+        d = taker_join(&t);
+        ASSERT_TRUE(d);
+        ASSERT_EQ(queued_event_uevent(d)->seqnum, 3);
+        event_queue_set_blocked(q, b, false);
+        event_queue_done(q, a);
+        event_queue_done(q, b);
+        event_queue_done(q, d);
+        event_queue_free(q);
+}
+
 static void test_paused(void)
 {
         struct event_queue *q;
@@ -1983,5 +2022,6 @@ int main(void)
         TEST_RUN(test_soft_limit_blocked);
         TEST_RUN(test_soft_limit_window);
         TEST_RUN(test_lanes);
+        TEST_RUN(test_turn_wait_stall);
         return 0;
 }
