@@ -44,6 +44,7 @@
 #include "probe/blkid-wire.h"
 #include "rules/rules-exec.h"
 #include "rules/udev-event.h"
+#include "shared/cond.h"
 #include "shared/fileio.h"
 #include "shared/log.h"
 #include "shared/macro.h"
@@ -571,16 +572,10 @@ static int server_stop(struct probe_server *s, bool kill_it)
 
 static void pool_setup(void)
 {
-        pthread_condattr_t attr;
         long n = sysconf(_SC_NPROCESSORS_ONLN);
 
         pool.cap = n < POOL_CAP_MIN ? POOL_CAP_MIN : n > POOL_MAX ? POOL_MAX : (unsigned)n;
-        if (pthread_condattr_init(&attr) != 0)
-                return;
-        if (pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0 &&
-            pthread_cond_init(&pool.returned, &attr) == 0)
-                pool_ok = true;
-        pthread_condattr_destroy(&attr);
+        pool_ok = cond_init_monotonic(&pool.returned) == 0;
 }
 
 /* A server for the caller alone until pool_return(): an idle one (the most
@@ -609,10 +604,8 @@ static struct probe_server *pool_borrow(void)
                         }
                         break;
                 }
-                uint64_t until = pool.last_progress + POOL_STALL_USEC;
-                struct timespec ts = { .tv_sec = (time_t)(until / USEC_PER_SEC),
-                                       .tv_nsec = (long)(until % USEC_PER_SEC) * 1000 };
-                (void)pthread_cond_timedwait(&pool.returned, &pool.lock, &ts);
+                (void)cond_wait_until(&pool.returned, &pool.lock,
+                                      pool.last_progress + POOL_STALL_USEC);
         }
         pthread_mutex_unlock(&pool.lock);
         return s;

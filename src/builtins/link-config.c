@@ -18,6 +18,7 @@
 #include "builtins/link-config.h"
 #include "rules/rules-format.h"
 #include "shared/fileio.h"
+#include "shared/fnv.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 
@@ -1416,29 +1417,17 @@ int link_config_load(struct link_config_set *set)
         return 0;
 }
 
-/* FNV-1a over what identifies a file's state. */
-static uint64_t fp_mix(uint64_t h, const void *data, size_t n)
-{
-        const unsigned char *p = data;
-
-        for (size_t i = 0; i < n; i++) {
-                h ^= p[i];
-                h *= 1099511628211ULL;
-        }
-        return h;
-}
-
 static uint64_t fp_path(uint64_t h, const char *path)
 {
         struct stat st;
 
-        h = fp_mix(h, path, strlen(path) + 1);
+        h = fnv1a64(h, path, strlen(path) + 1);
         if (stat(path, &st) < 0)
-                return fp_mix(h, "-", 1);
-        h = fp_mix(h, &st.st_ino, sizeof(st.st_ino));
-        h = fp_mix(h, &st.st_dev, sizeof(st.st_dev));
-        h = fp_mix(h, &st.st_size, sizeof(st.st_size));
-        h = fp_mix(h, &st.st_mtim, sizeof(st.st_mtim));
+                return fnv1a64(h, "-", 1);
+        h = fnv1a64(h, &st.st_ino, sizeof(st.st_ino));
+        h = fnv1a64(h, &st.st_dev, sizeof(st.st_dev));
+        h = fnv1a64(h, &st.st_size, sizeof(st.st_size));
+        h = fnv1a64(h, &st.st_mtim, sizeof(st.st_mtim));
         return h;
 }
 
@@ -1446,7 +1435,7 @@ uint64_t link_config_fingerprint(void)
 {
         const char *const *dirs = link_config_dirs();
         struct file_list files = { 0 };
-        uint64_t h = 14695981039346656037ULL;
+        uint64_t h = FNV1A64_INIT;
 
         for (size_t d = 0; dirs[d]; d++)
                 h = fp_path(h, dirs[d]);

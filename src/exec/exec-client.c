@@ -749,9 +749,10 @@ int exec_run(struct exec_client *c, const struct exec_request *req, struct exec_
                 run_result(&run, ret);
                 r = 0;
         }
-        if (c->gate) /* measured only when the program ran: usec is 0 otherwise */
-                program_gate_leave(c->gate, &ticket, r == 0 && ret->pid > 0 ? ret->cpu_usec : 0,
-                                   r == 0 && ret->pid > 0 ? ret->usec : 0);
+        if (c->gate) { /* measured only when the program ran */
+                bool ran = r == 0 && ret->pid > 0;
+                program_gate_leave(c->gate, &ticket, ran ? ret->cpu_usec : 0, ran ? ret->usec : 0);
+        }
         ret->out_len = run.out.len;
         ret->out_truncated = run.out.truncated;
         ret->err_len = run.err.len;

@@ -7,6 +7,8 @@
 
 #include "exec/program-gate.h"
 #include "shared/blocking.h"
+#include "shared/cond.h"
+#include "shared/fnv.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/time-util.h"
@@ -28,10 +30,8 @@ void program_gate_ctl_init(struct program_gate_ctl *c, const struct program_gate
 
 uint64_t program_gate_hash(const char *path)
 {
-        uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a */
+        uint64_t h = fnv1a64(FNV1A64_INIT, path, strlen(path));
 
-        for (const unsigned char *p = (const unsigned char *)path; *p; p++)
-                h = (h ^ *p) * UINT64_C(1099511628211);
         return h ? h : 1;
 }
 
@@ -221,21 +221,14 @@ void program_gate_ctl_finish(struct program_gate_ctl *c, struct program_gate_tic
 int program_gate_new(const struct program_gate_config *cfg, struct program_gate **ret)
 {
         struct program_gate *g = calloc(1, sizeof(*g));
-        pthread_condattr_t attr;
         int r;
 
         if (!g)
                 return -ENOMEM;
-        r = pthread_condattr_init(&attr);
-        if (r == 0) {
-                r = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-                if (r == 0)
-                        r = pthread_cond_init(&g->changed, &attr);
-                pthread_condattr_destroy(&attr);
-        }
-        if (r != 0) {
+        r = cond_init_monotonic(&g->changed);
+        if (r < 0) {
                 free(g);
-                return -r;
+                return r;
         }
         r = pthread_mutex_init(&g->lock, NULL);
         if (r != 0) {
@@ -280,11 +273,7 @@ void program_gate_enter(struct program_gate *g, const char *path, uint64_t deadl
                 uint64_t until = program_gate_ctl_next_deadline(&g->ctl);
                 if (deadline_usec != 0)
                         until = MIN(until, deadline_usec);
-                struct timespec ts = {
-                        .tv_sec = (time_t)(until / USEC_PER_SEC),
-                        .tv_nsec = (long)(until % USEC_PER_SEC * NSEC_PER_USEC),
-                };
-                (void)pthread_cond_timedwait(&g->changed, &g->lock, &ts);
+                (void)cond_wait_until(&g->changed, &g->lock, until);
         }
         program_gate_ctl_start(&g->ctl, t, hash, now);
         pthread_mutex_unlock(&g->lock);
@@ -312,16 +301,6 @@ void program_gate_leave(struct program_gate *g, struct program_gate_ticket *t, u
                 log_info("CPU-heavy programs cost %u%% of their CPU time alone when they run "
                          "beside each other: running them one at a time, next try in %" PRIu64
                          " s.", cost, retry / USEC_PER_SEC);
-}
-
-enum program_gate_mode program_gate_mode(struct program_gate *g)
-{
-        enum program_gate_mode m;
-
-        pthread_mutex_lock(&g->lock);
-        m = g->ctl.mode;
-        pthread_mutex_unlock(&g->lock);
-        return m;
 }
 
 void program_gate_get_stats(struct program_gate *g, struct program_gate_stats *ret)

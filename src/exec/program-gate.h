@@ -151,5 +151,4 @@ void program_gate_enter(struct program_gate *g, const char *path, uint64_t deadl
                         struct program_gate_ticket *t);
 void program_gate_leave(struct program_gate *g, struct program_gate_ticket *t, uint64_t cpu_usec,
                         uint64_t wall_usec);
-enum program_gate_mode program_gate_mode(struct program_gate *g);
 void program_gate_get_stats(struct program_gate *g, struct program_gate_stats *ret);

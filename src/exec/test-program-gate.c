@@ -145,6 +145,17 @@ static void sim_learn(struct sim *s, const char *path, uint64_t work, uint64_t s
         ASSERT_EQ(s->c.running, 0); /* it did not count */
 }
 
+#define SYSCTL "/lib/systemd/systemd-sysctl"
+
+/* What the net storm asks of the gate: one program to learn from, then 60
+ * of 9 ms each at once. Returns the time they took. */
+static uint64_t sim_sysctl_storm(struct sim *s)
+{
+        sim_learn(s, SYSCTL, 9 * MS, 0);
+        sim_refill(s, SYSCTL, 9 * MS, 0, 60);
+        return sim_run(s, 10 * SEC);
+}
+
 /* A machine where programs cost the same beside each other: it stays
  * PARALLEL and uses both CPUs, and the heavy programs never exceed them. */
 static void test_scaling_machine_stays_parallel(void)
@@ -152,9 +163,7 @@ static void test_scaling_machine_stays_parallel(void)
         static struct sim s;
 
         sim_init(&s, 2, 1.0);
-        sim_learn(&s, "/lib/systemd/systemd-sysctl", 9 * MS, 0);
-        sim_refill(&s, "/lib/systemd/systemd-sysctl", 9 * MS, 0, 60);
-        uint64_t t = sim_run(&s, 10 * SEC);
+        uint64_t t = sim_sysctl_storm(&s);
         ASSERT_EQ(s.c.switches_serial, 0);
         ASSERT_EQ(s.c.mode, PROGRAM_GATE_PARALLEL);
         ASSERT_EQ(s.max_heavy_running, 2);
@@ -172,9 +181,7 @@ static void test_slow_sharing_machine_goes_serial(void)
         static struct sim s, par;
 
         sim_init(&s, 2, 2.3);
-        sim_learn(&s, "/lib/systemd/systemd-sysctl", 9 * MS, 0);
-        sim_refill(&s, "/lib/systemd/systemd-sysctl", 9 * MS, 0, 60);
-        uint64_t t = sim_run(&s, 10 * SEC);
+        uint64_t t = sim_sysctl_storm(&s);
         ASSERT_EQ(s.c.switches_serial, 1);
         ASSERT_EQ(s.c.mode, PROGRAM_GATE_SERIAL);
         ASSERT_TRUE(s.c.last_cost_pct >= 200);
@@ -183,9 +190,7 @@ static void test_slow_sharing_machine_goes_serial(void)
         /* the same on a gate that cannot go serial (cost limit out of reach) */
         sim_init(&par, 2, 2.3);
         par.c.cfg.max_cost_pct = 100000;
-        sim_learn(&par, "/lib/systemd/systemd-sysctl", 9 * MS, 0);
-        sim_refill(&par, "/lib/systemd/systemd-sysctl", 9 * MS, 0, 60);
-        uint64_t tp = sim_run(&par, 10 * SEC);
+        uint64_t tp = sim_sysctl_storm(&par);
         ASSERT_EQ(par.c.mode, PROGRAM_GATE_PARALLEL);
         ASSERT_TRUE(s.cpu_total * 10 < par.cpu_total * 6); /* well under 0.6x the CPU */
         ASSERT_TRUE(t <= tp);                               /* and no slower */

@@ -97,6 +97,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "shared/cond.h"
+#include "shared/fnv.h"
 #include "shared/hashmap.h"
 #include "shared/macro.h"
 #include "shared/time-util.h"
@@ -301,15 +303,14 @@ static void qe_free(struct queued_event *qe)
         free(qe);
 }
 
-/* FNV-1a of the subsystem and the action; never 0 (0 marks a free class). */
+/* Hash of the subsystem and the action; never 0 (0 marks a free class). */
 static uint64_t class_hash_of(const struct uevent *ev)
 {
-        uint64_t h = UINT64_C(14695981039346656037);
+        unsigned char action = (unsigned char)ev->action;
+        /* with its NUL, so that no subsystem's bytes run into the action */
+        uint64_t h = fnv1a64(FNV1A64_INIT, ev->subsystem, strlen(ev->subsystem) + 1);
 
-        for (const char *c = ev->subsystem; *c; c++)
-                h = (h ^ (unsigned char)*c) * UINT64_C(1099511628211);
-        h = (h ^ 0xffu) * UINT64_C(1099511628211); /* no byte of a subsystem */
-        h = (h ^ (unsigned)ev->action) * UINT64_C(1099511628211);
+        h = fnv1a64(h, &action, 1);
         return h ?: 1;
 }
 
@@ -623,28 +624,21 @@ static struct queued_event *runnable_pop_locked(struct event_queue *q)
 static void lane_move_class_locked(struct event_queue *q, unsigned from,
                                    const struct event_class *c)
 {
-        struct lane *src = &q->lanes[from], *dst = &q->lanes[from == LANE_FAST ? LANE_SLOW : LANE_FAST];
-        struct queued_event *keep_head = NULL, *keep_tail = NULL, *qe, *next;
-        size_t kept = 0;
+        unsigned to = from == LANE_FAST ? LANE_SLOW : LANE_FAST;
+        struct lane *src = &q->lanes[from], kept = { 0 };
+        struct queued_event *qe, *next;
 
         for (qe = src->head; qe; qe = next) {
                 next = qe->runnable_next;
                 if (class_of(qe) == c) {
-                        qe->lane = (unsigned)(dst - q->lanes);
-                        lane_append(dst, qe);
-                        continue;
-                }
-                qe->runnable_next = NULL;
-                if (keep_tail)
-                        keep_tail->runnable_next = qe;
-                else
-                        keep_head = qe;
-                keep_tail = qe;
-                kept++;
+                        qe->lane = to;
+                        lane_append(&q->lanes[to], qe);
+                } else
+                        lane_append(&kept, qe);
         }
-        src->head = keep_head;
-        src->tail = keep_tail;
-        src->n_runnable = kept;
+        src->head = kept.head;
+        src->tail = kept.tail;
+        src->n_runnable = kept.n_runnable;
 }
 
 /* Learn from a running event whether its class waits for programs: at its
@@ -994,21 +988,6 @@ static int insert_locked(struct event_queue *q, struct queued_event *qe)
 
 /* ------------------------------------------------------------------ public */
 
-static int cond_init_monotonic(pthread_cond_t *c)
-{
-        pthread_condattr_t attr;
-        int r;
-
-        r = pthread_condattr_init(&attr);
-        if (r != 0)
-                return -r;
-        r = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-        if (r == 0)
-                r = pthread_cond_init(c, &attr);
-        pthread_condattr_destroy(&attr);
-        return -r;
-}
-
 int event_queue_new(const struct event_queue_hooks *hooks, size_t capacity,
                     struct event_queue **ret)
 {
@@ -1127,19 +1106,6 @@ int event_queue_push(struct event_queue *q, struct uevent **evs, size_t n)
         if (need)
                 q->hooks.on_need_worker(q->hooks.userdata);
         return r;
-}
-
-static int cond_wait_until(pthread_cond_t *c, pthread_mutex_t *m, uint64_t deadline_usec)
-{
-        struct timespec ts;
-
-        if (deadline_usec == USEC_INFINITY) {
-                pthread_cond_wait(c, m);
-                return 0;
-        }
-        ts.tv_sec = (time_t)(deadline_usec / USEC_PER_SEC);
-        ts.tv_nsec = (long)((deadline_usec % USEC_PER_SEC) * NSEC_PER_USEC);
-        return -pthread_cond_timedwait(c, m, &ts);
 }
 
 /* Wait on `space` until done(q) is true or the deadline passes. */

@@ -120,8 +120,9 @@ static void *worker_main(void *userdata)
         if (r < 0)
                 log_error_errno(r, "worker %u: failed to open the broadcast socket: %m", self->id);
 
-        /* Waits for programs free this worker's place below the queue's
-         * soft limit while they last, within the queue's program window. */
+        /* Waits for programs (and for a turn at the program gate) are told to
+         * the queue for the running event: they free its place within the
+         * program window, and sort its kind into a lane. */
         blocking_set_thread_hook(worker_blocked, self);
         struct queued_event *qe = event_queue_take(p->queue);
         while (qe) {
