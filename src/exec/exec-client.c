@@ -714,12 +714,9 @@ int exec_run(struct exec_client *c, const struct exec_request *req, struct exec_
         if (r < 0)
                 return r;
 
-        struct program_gate_ticket ticket;
-        if (c->gate) { /* a wait like the program's own (run_wait()): others may use the CPU */
-                blocking_enter();
-                program_gate_enter(c->gate, req->argv[0], run.deadline, &ticket);
-        }
-
+        /* Pipes and the reply socket are made before the gate: when its turn
+         * comes (often the moment another program ends, with the CPUs busy)
+         * only the request is left to send. */
         r = run_setup(c, &run, fds);
         if (r >= 0) {
                 fds[EXEC_FD_STDIN] = c->devnull;
@@ -727,8 +724,15 @@ int exec_run(struct exec_client *c, const struct exec_request *req, struct exec_
                         fds[EXEC_FD_STDOUT] = c->devnull;
                 if (fds[EXEC_FD_STDERR] < 0)
                         fds[EXEC_FD_STDERR] = c->devnull;
-                r = run_send(c, &run, msg, size, fds);
         }
+        struct program_gate_ticket ticket;
+        bool gated = c->gate && r >= 0;
+        if (gated) { /* a wait like the program's own (run_wait()): others may use the CPU */
+                blocking_enter();
+                program_gate_enter(c->gate, req->argv[0], run.deadline, &ticket);
+        }
+        if (r >= 0)
+                r = run_send(c, &run, msg, size, fds);
         /* Ours are closed now, so the pipes see EOF when the program's copies go. */
         fds[EXEC_FD_STDIN] = -1; /* c->devnull is not ours to close */
         if (fds[EXEC_FD_STDOUT] == c->devnull)
@@ -742,16 +746,18 @@ int exec_run(struct exec_client *c, const struct exec_request *req, struct exec_
                 if (r == -ECONNRESET) /* hung up: replace the helper now if it died */
                         helper_replace(c, run.helper, HELPER_EXIT_WAIT_USEC, false);
         }
-        if (c->gate)
+        if (r > 0)
+                run_result(&run, ret);
+        if (gated) {
+                /* First of all: the next program's turn may wait for it. Measured
+                 * only when the program ran. */
+                bool ran = r > 0 && ret->pid > 0;
+                program_gate_leave(c->gate, &ticket, ran ? ret->cpu_usec : 0, ran ? ret->usec : 0);
                 blocking_leave();
+        }
         if (r > 0) {
                 run_drain(&run);
-                run_result(&run, ret);
                 r = 0;
-        }
-        if (c->gate) { /* measured only when the program ran */
-                bool ran = r == 0 && ret->pid > 0;
-                program_gate_leave(c->gate, &ticket, ran ? ret->cpu_usec : 0, ran ? ret->usec : 0);
         }
         ret->out_len = run.out.len;
         ret->out_truncated = run.out.truncated;
