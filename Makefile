@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tudev top-level Makefile (hand-written, fed by ./configure through config.mk).
 #
 #   make                    build into $(O) (default: build/)
@@ -187,7 +188,11 @@ check-fuzz: $(FUZZ_BIN)
 check-bench-smoke: all
 	tools/bench --smoke --build $(O)
 
-check: check-one check-bench-smoke check-asan check-tsan check-valgrind check-fuzz
+# Every tracked source file carries its SPDX licence line (tools/check-spdx).
+check-spdx:
+	tools/check-spdx
+
+check: check-spdx check-one check-bench-smoke check-asan check-tsan check-valgrind check-fuzz
 	@echo "all test configurations passed"
 
 # ---------------------------------------------------------------- install
@@ -276,7 +281,7 @@ distcheck: dist
 clean:
 	rm -rf $(O) build-asan build-tsan build-clang
 
-.PHONY: all check check-unit check-integration check-one check-asan check-tsan check-valgrind \
+.PHONY: all check check-spdx check-unit check-integration check-one check-asan check-tsan check-valgrind \
         check-bench-smoke \
         install uninstall dist distcheck clean check-build-all install-init uninstall-init check-fuzz \
         fuzz-build

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: benchmark (main thread + --threads spawning threads) */
 /* Spawn benchmark for the exec helper (issue 3); built and run by tools/bench-spawn.
  *

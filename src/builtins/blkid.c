@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (prober servers are pooled under pool.lock; a borrowed one is the borrower's) */
 /* blkid: filesystem, partition table and partition entry properties
  * (../shared/docs/builtins.md §6), as systemd 252's builtin: ID_FS_*,

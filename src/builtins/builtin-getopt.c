@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (all state is in the caller's struct builtin_getopt) */
 /* Reentrant getopt_long with glibc's permuting semantics (builtins-internal.h).
  *

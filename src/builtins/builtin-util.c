@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (the naming scheme is computed once under pthread_once) */
 /* Number parsers, kernel command line and naming schemes for the builtins of
  * engineer 2 (builtin-util.h). */

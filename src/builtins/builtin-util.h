@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any */
 #pragma once
 /* Helpers shared by path_id, usb_id, net_id, net_setup_link and blkid (owned

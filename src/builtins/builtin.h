@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (the table is constant; builtins run on worker threads) */
 #pragma once
 /* The builtin commands (IMPORT{builtin}, RUN{builtin}), ../shared/docs/builtins.md.

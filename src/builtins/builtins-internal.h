@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any */
 #pragma once
 /* Entry points of every builtin, dispatched by builtin_run() in builtin.c

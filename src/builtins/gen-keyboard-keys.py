@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Generate keyboard-keys.h, the key-name table of the keyboard builtin, from
 <linux/input-event-codes.h> (run by hand when the kernel headers gain keys;
 the output is committed):

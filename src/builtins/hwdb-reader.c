@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (the mapping is read-only; lookups keep their state on the stack and in res) */
 /* hwdb.bin reader: see hwdb-reader.h. */
 #include <endian.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (a struct hwdb is immutable after hwdb_open(); lookups only read it) */
 #pragma once
 /* Reader of systemd's compiled hardware database, hwdb.bin (format in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (per-thread hwdb mapping in _Thread_local state; reload baseline under a mutex) */
 /* The hwdb builtin (../shared/docs/builtins.md §2), as systemd 252's
  * udev-builtin-hwdb.c:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no state outside the call) */
 /* The input_id builtin (../shared/docs/builtins.md §5), as systemd 252's
  * udev-builtin-input_id.c: classify an input device from the capability

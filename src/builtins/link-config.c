@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no global mutable state except the search path, set once) */
 /* .link files: search path, parsing, drop-ins, [Match] (link-config.h). */
 #include <dirent.h>

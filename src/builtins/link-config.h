@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (a link_config_set is used by one thread; loading is reentrant) */
 #pragma once
 /* systemd.link files for the net_setup_link builtin

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no global state; sockets belong to the caller) */
 /* rtnetlink and ethtool requests of net_setup_link (link-netlink.h). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (each caller owns its sockets) */
 #pragma once
 /* The rtnetlink and ethtool requests of net_setup_link: read a link's type,

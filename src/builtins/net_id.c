@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no mutable global state; the naming scheme is fixed once) */
 /* net_id: predictable network interface names (../shared/docs/builtins.md §9)
  * for systemd 252's naming schemes: ID_NET_NAMING_SCHEME, ID_NET_NAME_MAC

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (per-thread .link configuration and sockets, see below) */
 /* net_setup_link: match the interface against the .link files, apply the
  * [Link] settings tudev supports and compute the interface name

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no global state; everything lives in the event's device_ctx) */
 /* path_id: a persistent path of a device from the chain of its parents
  * (../shared/docs/builtins.md §3), as systemd 252 composes it: ID_PATH,

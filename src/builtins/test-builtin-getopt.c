@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: main only (uses glibc's non-reentrant getopt_long as the reference) */
 /* builtin_getopt_long() against glibc's getopt_long over random command lines:
  * same options in the same order, same arguments, same permuted argv, same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: main + builtin worker threads in test_threads */
 /* builtin.c: table, prefix lookup, dispatch, builtin_add_property (test mode
  * printing, removal), input_id over the device fixture, and the per-thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: main + reader threads in test_threads (one shared read-only hwdb) */
 /* hwdb-reader.c over small hwdb.bin files written by the test itself (an
  * uncompressed trie: one character per node, every node with an empty prefix

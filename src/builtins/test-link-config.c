@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: main, plus worker threads in test_concurrent_loads */
 /* Unit tests of builtin-util (systemd's number/address parsers, SipHash,
  * kernel command line, naming schemes) and of the .link loader and matcher

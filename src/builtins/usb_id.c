@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no global state) */
 /* usb_id: vendor, model, serial, type and interface list of a USB device
  * (../shared/docs/builtins.md §4), as systemd 252 composes them, including

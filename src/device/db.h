@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no shared state; the queue guarantees one event per device at a time) */
 #pragma once
 /* The udev database: /run/udev/data/<id> and the tag index

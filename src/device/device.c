@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: worker-local (a device_ctx and its devices belong to one thread) */
 /* The lazily read sysfs device view (device/device.h).
  *

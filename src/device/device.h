@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: worker-local (a device_ctx and its devices belong to one thread) */
 #pragma once
 /* A read-only view of sysfs devices for one event: the event device (built

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (a flock on <stack dir>/.lock serialises the updates of one link) */
 #include <dirent.h>
 #include <errno.h>

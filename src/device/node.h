@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (stack directories are serialised by a flock per link) */
 #pragma once
 /* Device nodes after the rules (../shared/docs/event-processing.md §5, §6):

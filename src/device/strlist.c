@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (a list belongs to one thread at a time) */
 #include <errno.h>
 #include <stdint.h>

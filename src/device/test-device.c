@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (test; test_threads runs one context per thread) */
 /* Unit tests of the sysfs device view on a fake tree (test-sysfs-fixture.h). */
 

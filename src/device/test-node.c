@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (test; the concurrency test starts its own threads) */
 #include <errno.h>
 #include <fcntl.h>

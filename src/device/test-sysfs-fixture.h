@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (single-threaded tests) */
 #pragma once
 /* A fake sysfs tree for unit tests (test-device.c, rules/test-rules-format.c).

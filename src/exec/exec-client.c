@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (see exec-client.h) */
 #include <errno.h>
 #include <fcntl.h>

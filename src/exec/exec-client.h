@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (exec_client_new/free: the owner; everything else: any thread) */
 #pragma once
 /* Running external programs (PROGRAM, IMPORT{program}, RUN{program}) from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: helper process (single-threaded) */
 #pragma once
 /* The exec helper: a small single-threaded process that spawns every external

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any */
 #pragma once
 /* Wire format between exec clients (worker threads) and the exec helper

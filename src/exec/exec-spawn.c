@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: helper process (single-threaded) */
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: helper process (single-threaded callers only) */
 #pragma once
 /* Start one program the way udev starts PROGRAM/IMPORT{program}/RUN programs,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (each call uses only its own stack and the thread-safe client) */
 #include <errno.h>
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: program_gate_ctl_* — caller serialises; program_gate_* — any (own lock) */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: program_gate_ctl_* — caller serialises (no lock); program_gate_* — any */
 #pragma once
 /* The program gate: how many CPU-heavy programs run at once.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: test (many request threads; the helper is a re-executed copy of this binary) */
 #include <errno.h>
 #include <limits.h>

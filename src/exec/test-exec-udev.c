@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: test (main thread; the helper runs as a re-executed copy of this binary) */
 #include <errno.h>
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: test (the simulations single-threaded; test_threads uses several) */
 #include <pthread.h>
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (pure functions over caller buffers) */
 #pragma once
 /* What the blkid prober (tudev-probe blkid, src/probe/) prints on stdout and

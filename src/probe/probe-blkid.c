@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (single-threaded process) */
 /* tudev-probe blkid: the libblkid half of the blkid builtin, moved out of the
  * daemon (../shared/docs/builtins.md §6). The probe, the value conversions

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (the probe is a single-threaded process) */
 #pragma once
 /* Internals of tudev-probe (tudev-probe.c: command line, device checks,

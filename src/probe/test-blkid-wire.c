@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: test (single-threaded) */
 /* The prober's output format (probe/blkid-wire.h): escaping round trips for
  * every byte, and every way a line can break the format is refused. */

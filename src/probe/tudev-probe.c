@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (single-threaded process) */
 /* tudev-probe: parsers of untrusted on-disk data, run in their own process.
  *

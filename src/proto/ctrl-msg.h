@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any */
 #pragma once
 /* Control protocol between udevadm and udevd on /run/udev/control.

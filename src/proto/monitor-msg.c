@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (pure functions) */
 #include <endian.h>
 #include <errno.h>

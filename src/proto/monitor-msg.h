@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any */
 #pragma once
 /* The libudev netlink wire format (group 2), byte-exact with systemd's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (pure functions; a parsed record is immutable) */
 #include <errno.h>
 #include <limits.h>

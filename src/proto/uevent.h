@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (a parsed record is immutable and may be read by any thread) */
 #pragma once
 /* Kernel uevent records.

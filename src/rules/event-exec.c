@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: worker-local (one event per thread; the queue runs one event per device) */
 #include <errno.h>
 #include <inttypes.h>

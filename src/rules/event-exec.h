@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: worker-local */
 #pragma once
 /* What happens to one event around the rules, shared by the daemon's worker

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (one netlink socket per call) */
 /* Renaming a network interface with rtnetlink (RTM_SETLINK + IFLA_IFNAME),
  * for NAME= (event-processing.md §7). */

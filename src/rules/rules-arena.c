@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (one builder thread; the arena is never shared while growing) */
 /* Bump allocator: a singly-linked list of chunks, allocation from the newest
  * one. Chunks start small (a one-line snapshot stays small) and double up to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (an arena is used by one thread while it is built; read-only after) */
 #pragma once
 /* A bump allocator for one compiled rules snapshot: every string and array of

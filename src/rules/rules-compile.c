@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager (a compiler is used by one thread; NSS lookups happen here,
  * before or outside the workers) */
 /* Expressions -> compiled lines (rules.md §3-§9, §16), systemd 252 semantics:

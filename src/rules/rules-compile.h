@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager (or any single thread: a compiler is not shared) */
 #pragma once
 /* The rules compiler (rules.md §3-§9, §16): expressions -> tokens, lines,

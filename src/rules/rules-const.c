@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (each value is computed once under pthread_once, then read-only) */
 /* CONST{arch} and CONST{virt} (rules.md §6): the names systemd uses for
  * ConditionArchitecture= and systemd-detect-virt.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: worker-local (one udev_event per thread; the snapshot is read-only) */
 /* The rules evaluator (rules.md §3-§9, §13, §16): walks the compiled lines of
  * a snapshot against one event, executes matches, PROGRAM and IMPORT inline,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any */
 #pragma once
 /* Private helpers of the rules evaluator (rules-exec.c, rules-const.c) and the

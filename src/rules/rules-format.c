@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no shared state; udev_format() reads one worker's event) */
 /* Substitutions, sanitising, command lines and property lines of the rules
  * engine (rules-format.h). Behaviour follows systemd 252's udev-event.c

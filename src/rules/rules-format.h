@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (pure string functions; udev_format() reads one worker's event) */
 #pragma once
 /* Text handling of the rules engine, as systemd 252 does it:

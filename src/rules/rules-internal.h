@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (read-only after compilation) */
 #pragma once
 /* Compiled rules: the contract between the compiler (rules-load.c,

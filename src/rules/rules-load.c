@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager (rules_load); any (ref/unref/stats/should_reload) */
 /* Rules files -> snapshot (rules.md §1): the directory search path, override
  * by basename, ordering by basename, masking, permission warnings, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (state lives in the caller's reader and cursor) */
 /* Rules text -> logical lines -> expressions (rules.md §2), with the
  * line-reader behaviour of systemd 252:

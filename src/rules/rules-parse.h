@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (all state is in the caller's reader/cursor objects) */
 #pragma once
 /* Lexical layer of the rules compiler (rules.md §2): physical lines ->

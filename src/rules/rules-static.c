@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager (once, right after the rules are loaded at daemon start) */
 /* OPTIONS+="static_node=NAME" (rules.md §14): the line's load-time OWNER/
  * GROUP/MODE and its TAG values (unsubstituted) are applied to /dev/NAME,

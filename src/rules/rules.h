@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (a compiled snapshot is immutable and shared by all workers) */
 #pragma once
 /* The udev rules engine: public API.

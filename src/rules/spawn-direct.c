@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no shared state; each call owns its child and pipes) */
 /* A struct udev_spawner that runs PROGRAM / IMPORT{program} / RUN commands
  * directly with posix_spawn() from the calling thread (rules.md §12.3):

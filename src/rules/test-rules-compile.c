@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: test (single-threaded) */
 /* The rules compiler and loader (rules-compile.c, rules-load.c; rules.md
  * §1, §3-§9, §16): table-driven text -> compiled lines/tokens/messages, every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (single-threaded test) */
 /* Unit tests of the rules evaluator (rules-exec.c) and the per-event
  * pipeline (event-exec.c): rules compiled with rules_load_string() run

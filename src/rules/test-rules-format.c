@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (single-threaded test) */
 /* Table-driven tests of rules-format.c (substitutions, sanitising, command
  * lines, property lines) and udev-event.c (proplist, init, environment) over

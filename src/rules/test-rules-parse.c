@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: test (single-threaded) */
 /* The lexical layer (rules-parse.c, rules.md §2): physical and logical lines,
  * continuation, comments, line terminators, length limits, expression

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: test (single-threaded) */
 #pragma once
 /* Helpers shared by test-rules-parse.c and test-rules-compile.c (header-only:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: worker-local (one udev_event belongs to the worker processing it) */
 /* Per-event state (rules/udev-event.h): property list, init/done, property
  * lookup and the environment of spawned programs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: worker-local */
 #pragma once
 /* The state of one event while the rules run: the device's properties, tags,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (all state is thread-local) */
 #include <stddef.h>
 

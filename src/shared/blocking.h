@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 /* Announcing a wait that does not use this thread's CPU (a spawned program,
  * another process's reply), so that whoever schedules the thread's work may

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 /* Condition variables on CLOCK_MONOTONIC, with deadlines in µs. */
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any */
 #pragma once
 /* File helpers for /run/udev state. All fds O_CLOEXEC. */

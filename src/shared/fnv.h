@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 /* FNV-1a, 64 bits: a quick, non-cryptographic hash for small in-process
  * tables and fingerprints (never for anything an attacker can pick to

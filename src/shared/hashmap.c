@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no internal locking: the owner serialises access) */
 #include <errno.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no internal locking: the owner serialises access) */
 #pragma once
 /* A small string-keyed hash table: open addressing with linear probing and

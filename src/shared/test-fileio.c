@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: test (one thread per check, see test_names_per_thread) */
 #include <errno.h>
 #include <fcntl.h>

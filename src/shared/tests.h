@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any */
 #pragma once
 /* Minimal unit-test support: each test-*.c is its own binary whose main() calls

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any */
 #include <ctype.h>
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (udevadm is single-threaded) */
 /* udevadm control: send requests to the daemon over /run/udev/control
  * (../shared/docs/udevadm.md §5, event-processing.md §11.1).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (one enumerator per thread; udevadm is single-threaded) */
 #include <dirent.h>
 #include <errno.h>

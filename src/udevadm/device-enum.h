@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (one enumerator per thread; udevadm is single-threaded) */
 #pragma once
 /* sysfs device enumeration for `udevadm trigger`, yielding the same set and

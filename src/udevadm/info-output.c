@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (udevadm is single-threaded) */
 /* The device record of `udevadm info` (-q all, -e, -t) and its colours. */
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (udevadm is single-threaded) */
 #pragma once
 /* Output pieces of `udevadm info` shared by its modes (info.c, info-tree.c):

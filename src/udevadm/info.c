@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (udevadm is single-threaded) */
 /* udevadm info: query sysfs and the udev database (../shared/docs/udevadm.md
  * §2), with the output of systemd 252's `udevadm info`:

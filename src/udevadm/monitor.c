@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (udevadm is single-threaded) */
 /* udevadm monitor: print kernel uevents (group 1) and udev's processed
  * events (group 2) as they arrive, in systemd 252's format

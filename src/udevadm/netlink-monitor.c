@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (one nlmon_event per thread; udevadm is single-threaded) */
 #include <errno.h>
 #include <stdio.h>

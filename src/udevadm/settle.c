@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (udevadm is single-threaded) */
 /* udevadm settle: wait until the daemon's event queue is empty
  * (../shared/docs/wire-formats.md §4, udevadm.md §4).

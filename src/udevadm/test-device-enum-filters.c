@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (single-threaded test) */
 /* Unit tests of the enumerator's parent, tag and device-level filters on a
  * fake sysfs tree (the module is compiled in, as in test-device-enum.c). */

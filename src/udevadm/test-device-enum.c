@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (single-threaded test) */
 /* Unit tests of the trigger enumerator on a fake sysfs tree. udevadm's
  * objects are not in a library, so the module is compiled in here. */

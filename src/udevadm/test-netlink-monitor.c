@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (single-threaded test) */
 /* Unit tests of the monitor's message parsing: property order and
  * normalisation as systemd's sd-device reports them. udevadm's objects are

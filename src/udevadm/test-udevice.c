@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (single-threaded test) */
 /* Unit tests of the sd-device view used by `udevadm info` and the trigger
  * filters, on a fake sysfs tree and run directory. udevadm's objects are not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (udevadm is single-threaded) */
 #pragma once
 /* The device-level filters of `udevadm trigger` (attributes, properties,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (udevadm is single-threaded) */
 /* udevadm trigger: ask the kernel to re-emit uevents by writing an action to
  * the "uevent" file of every selected device (../shared/docs/udevadm.md §3).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (udevadm is single-threaded) */
 /* udevadm test-builtin: see udevadm-test-builtin.h. Behaviour of systemd
  * 252's udevadm-test-builtin.c: debug logging always on; COMMAND is looked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (udevadm is single-threaded) */
 #pragma once
 /* Private interface of the udevadm tool: verb entry points and the small

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no shared state) */
 /* Device attributes as sd-device lists and reads them (`udevadm info
  * --attribute-walk`, `udevadm trigger --attr-match`), and sysfs file reads. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (one object per thread; the roots are set once at start) */
 #include <ctype.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (one object per thread; udevadm is single-threaded) */
 #pragma once
 /* A device as systemd 252's sd-device library sees it, for `udevadm info`

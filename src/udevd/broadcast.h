@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: worker-local (one broadcaster per thread) */
 #pragma once
 /* Sends processed events to libudev listeners: NETLINK_KOBJECT_UEVENT,

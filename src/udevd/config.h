@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager (start-up only, before any thread exists) */
 #pragma once
 /* Configuration sources other than the command line, with udevd's precedence

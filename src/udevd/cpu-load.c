@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any, but one caller at a time (see cpu-load.h) */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any, but one caller at a time (the event queue calls it under its lock) */
 #pragma once
 /* Whether the CPUs are saturated right now: the number of runnable tasks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager */
 #pragma once
 /* The control socket /run/udev/control (protocol: proto/ctrl-msg.h), mode

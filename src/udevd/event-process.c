@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: worker-local */
 #include <errno.h>
 #include <fcntl.h>

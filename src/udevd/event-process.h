@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: worker-local */
 #pragma once
 /* The per-event pipeline run by a worker thread, in systemd's order

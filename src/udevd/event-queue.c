@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (one internal mutex, taken only in this file) */
 /*
  * Data layout

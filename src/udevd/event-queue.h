@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (internally locked) */
 #pragma once
 /* The event queue: pure data, no sockets, no workers, no rules.

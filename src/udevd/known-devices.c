@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (one mutex; the listener thread writes, the manager reads) */
 #include <errno.h>
 #include <pthread.h>

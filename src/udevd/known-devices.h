@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (internally locked) */
 #pragma once
 /* The devices udevd has heard of since it started: for every database id, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager */
 #pragma once
 /* A tiny level-triggered epoll loop for the manager thread: one callback per

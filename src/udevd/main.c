@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager (runs before any other thread exists) */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager (the queue hooks run on the listener and worker threads) */
 #include <errno.h>
 #include <fcntl.h>

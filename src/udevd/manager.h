@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager */
 #pragma once
 /* The manager: owns the queue, the listener thread, the worker pool and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: listener thread (loop), manager (start/stop/sync API) */
 #include <errno.h>
 #include <linux/netlink.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager (API), listener thread (internals) */
 #pragma once
 /* The netlink listener thread: receives kernel uevents (NETLINK_KOBJECT_UEVENT,

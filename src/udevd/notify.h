@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager */
 #pragma once
 /* Readiness and status for supervisors, without libsystemd:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager */
 #pragma once
 /* Recovery from a kernel uevent buffer overrun (udevd(8), "KERNEL BUFFER

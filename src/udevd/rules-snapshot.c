@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (the holder's mutex guards only the pointer swap and the ref taking) */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (publish: manager; get/unref: any thread) */
 #pragma once
 /* What the workers read from the manager for each event: the compiled rules

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager (start-up before any other thread; device_forget also from the resync) */
 #include <dirent.h>
 #include <errno.h>

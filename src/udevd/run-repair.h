@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager */
 #pragma once
 /* Repair of the state a previous udevd left in /run/udev and /dev when it was

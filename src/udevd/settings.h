@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (immutable after start-up, except the fields marked _Atomic) */
 #pragma once
 /* Daemon settings: parsed once in main() before any thread exists. */

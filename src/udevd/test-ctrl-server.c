@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: test (single-threaded: the server runs on this thread's loop) */
 /* The control server on a socket in a temporary directory: requests and the
  * PING sync, garbage closing the connection, the connection limit and the

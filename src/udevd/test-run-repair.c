@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (test) */
 #include <errno.h>
 #include <ftw.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (records under w->lock; the inotify thread only reads them) */
 #include <dirent.h>
 #include <errno.h>

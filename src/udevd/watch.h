@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (begin/end from worker threads; one inotify thread of its own) */
 #pragma once
 /* inotify watches on device nodes: OPTIONS+="watch" (event-processing.md §8,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager and listener (grow/set_max), worker threads (worker_main) */
 #include <errno.h>
 #include <inttypes.h>

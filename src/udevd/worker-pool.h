@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager (API), worker threads (internals) */
 #pragma once
 /* The pool of worker threads. Each worker owns its own libudev context and its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The builtin comparison cases shared by tests/integration/test_builtins_compare.py
 and tests/builtins/update-expected.py (which records systemd 252's answers in
 expected.json for machines without the reference binary).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Run builtin cases with systemd 252's udevadm test-builtin and with ours,
 each over its own copy of the fake sysfs tree, in private mount namespaces
 (nsrun.py), and collect stdout, exit status and the files the builtins write."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Fake sysfs trees for the builtin tests (input devices, sound cards, USB).
 
     python3 tests/builtins/fakesys.py DIR      build DIR/sys (and DIR/devices.txt)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A module directory for the kmod builtin tests, built from fake modules.
 
     python3 tests/builtins/kmodfix.py DIR    -> prints the module dir, config dir

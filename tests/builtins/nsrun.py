@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Run commands against fake /sys trees in a private mount namespace.
 
     nsrun.py < plan.json > results.json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Run `udevadm test-builtin` of tudev and of systemd 252 over the same tree.
 
 Each tool runs in its own private mount namespace (`unshare -m`) with:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Fake sysfs fixtures for path_id, usb_id and net_id (devices this VM lacks).
 
 build(root) creates one tree with all of them and returns the list of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A fake sysfs tree for the storage/network builtin tests (path_id, usb_id,
 net_id), laid out like the kernel's.
 

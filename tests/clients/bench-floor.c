@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: single-threaded benchmark client */
 /*
  * bench-floor: the "floor" of tools/bench, the least work a udev daemon can do

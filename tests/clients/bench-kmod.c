@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: the benchmark's own worker threads; each mode documents what it shares */
 /*
  * bench-kmod: one libkmod context per thread against one context shared under

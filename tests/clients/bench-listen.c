@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: single-threaded benchmark client */
 /*
  * bench-listen: the measuring listener of tools/bench. It subscribes to both

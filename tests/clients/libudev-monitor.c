@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: single-threaded test client */
 /*
  * libudev-monitor: a libudev client like libinput or NetworkManager, linked

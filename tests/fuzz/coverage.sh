@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Source coverage reached by the fuzz corpora (llvm-cov line/branch report of
 # the file each target is about).
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (libFuzzer runs the target single-threaded) */
 /* libFuzzer target for the control-socket message decoder
  * (src/proto/ctrl-msg.c): ctrl_msg_decode() on arbitrary bytes, as udevd's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (libFuzzer runs the target single-threaded) */
 /* libFuzzer target for the udev database reader (src/device/db.c):
  * db_parse() on the bytes of a /run/udev/data/<id> file, the parser db_read()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (libFuzzer runs the target single-threaded) */
 /* libFuzzer target for the exec-helper wire decoders (src/exec/exec-msg.c):
  * exec_msg_request_parse() on arbitrary bytes, as the helper process calls it

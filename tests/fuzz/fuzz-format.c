@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (libFuzzer runs the target single-threaded) */
 /* libFuzzer target for the rules substitution formatter and the other text
  * functions of src/rules/rules-format.c: udev_format() ($kernel, %k,

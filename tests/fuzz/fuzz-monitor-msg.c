@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (libFuzzer runs the target single-threaded) */
 /* libFuzzer target for the udev-monitor wire format (libudev netlink
  * messages, group 2; src/proto/monitor-msg.c) and for what `udevadm monitor`

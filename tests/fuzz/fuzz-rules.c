@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (libFuzzer runs the target single-threaded) */
 /* libFuzzer target for the rules compiler: rules_load_string() on arbitrary
  * bytes, then a consistency check of the compiled snapshot (sorted tokens,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (libFuzzer runs the target single-threaded) */
 /* libFuzzer target for the kernel uevent parser: uevent_parse_kernel() on
  * arbitrary bytes (src/proto/uevent.c), as the netlink listener calls it on

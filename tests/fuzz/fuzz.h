@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: fuzz target (single thread) */
 #pragma once
 /* What every libFuzzer target here shares: the entry points libFuzzer calls

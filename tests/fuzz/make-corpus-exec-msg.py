@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Capture real seed inputs for fuzz-exec-msg (run once by hand; the results
 are committed under tests/fuzz/corpus-exec-msg/).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Helpers for the block-device tests (inotify watch, block device locking,
 per-event log level): loop devices with a node in the sandbox's /dev, a
 private rules directory, partitioned loop devices backed by a file."""

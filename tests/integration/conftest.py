@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """pytest fixtures for the tudev integration tests.
 
 Run through the sandbox (the Makefile's check-integration does this):

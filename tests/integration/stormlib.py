@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Helpers for the daemon life-cycle tests (issue 9): real kernel event storms
 of veth pairs and loop devices, a light recorder of kernel (group 1) and udev
 (group 2) messages, the exactly-once / ordering check, process figures (RSS,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Booting with tudev's init files (init/) over this machine's real devices.
 
 Each test runs in a nested private mount namespace laid out like a system

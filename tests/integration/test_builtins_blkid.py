@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The blkid builtin on real images, compared with systemd 252's.
 
 Images are made by the test (mkfs.ext4, mkfs.vfat, mkswap, GPT and MBR tables

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The btrfs builtin on a real btrfs file system (an image on a loop device,
 made with mkfs.btrfs): the kernel's BTRFS_IOC_DEVICES_READY answer through
 /dev/btrfs-control gives ID_BTRFS_READY=1, as with systemd 252's udevadm

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The builtins against systemd 252's `udevadm test-builtin` (the reference,
 Debian's package unpacked in build-ref/sd-udev) over the same fake sysfs
 trees (tests/builtins/fakesys.py) and the same hwdb.bin files: for every case

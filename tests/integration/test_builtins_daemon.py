@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Builtins run by the daemon's worker threads on real kernel events (veth
 pairs): IMPORT{builtin} properties reach the broadcast, and a kmod module
 insertion failure (this VM cannot load modules; the test's fake module

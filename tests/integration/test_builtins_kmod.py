@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The kmod builtin against a module directory the test builds
 (tests/builtins/kmodfix.py: fake modules carrying only .modinfo alias lines,
 indexed by depmod) and a modprobe.d directory blacklisting one of them,

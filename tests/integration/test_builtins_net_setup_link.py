@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """net_setup_link compared with systemd 252 on real interfaces of the
 sandbox's network namespace (veth pairs, a bridge, a macvlan, lo).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """path_id, usb_id, net_id, net_setup_link and blkid in the daemon's worker
 threads at the same time (a burst of veth pairs, loop devices with file
 systems), with a .link reload in the middle: every event gets its

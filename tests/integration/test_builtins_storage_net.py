@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """path_id, usb_id and net_id over fake sysfs trees, compared with systemd 252.
 
 The fixtures (tests/builtins/storage_net_fixtures.py) model devices this VM

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Real libudev clients (systemd's libudev through a C program, pyudev, and
 systemd 252's own udevadm) against tudev, with real kernel events from veth
 pairs and loop devices."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The control socket /run/udev/control with our udevadm and systemd 252's
 (same protocol), non-root clients, and garbage on the socket."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Faults in the daemon's life cycle (what test_exec_helper.py,
 test_event_timeout.py and test_lifecycle.py do not cover already):
 

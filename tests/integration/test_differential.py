@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """tudev against systemd-udevd 252 with Debian 12's full rule set: tools/differential.
 
 The tool runs each daemon in a sandbox of its own with the rules, helpers,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Event lanes (udevd(8), the event queue): events of a kind that runs no
 program are not held behind events that wait for programs. Real veth events
 whose RUN program keeps a CPU busy, real loop devices (LOOP_CTL_ADD) added

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Per-event timeout (--event-timeout): a warning at a third of it, and at the
 timeout the event is abandoned -- broadcast once with UDEV_WORKER_FAILED and
 ETIMEDOUT, its dependants released at once -- while the worker's late result

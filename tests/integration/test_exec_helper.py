@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The exec helper inside the daemon: udevd starts it before any thread (a
 re-executed, single-threaded, small child named udevd-exec holding only its
 own descriptors), notices at once when it is killed, reaps it and starts a new

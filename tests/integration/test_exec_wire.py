@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The exec helper's wire protocol, spoken from Python to the real binary
 (`udevd --exec-helper=FD`, as udevd starts it), written from the description
 in src/exec/exec-msg.h: a valid request is answered on its own reply socket

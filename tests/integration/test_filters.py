@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """libudev's in-kernel BPF filters (subsystem/devtype hashes, tag bloom) only
 let a broadcast through when tudev's header is right; libudev then re-checks
 in user space. Sticky tags from the DB are carried into the next event."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Kernel-format messages sent to group 1 by a user-space process (sender
 nl_pid != 0): dropped as forged; with --test-accept-user-uevents they reach the
 parser, which must reject every malformed one and accept a valid one."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The test suite's own MurmurHash2 / bloom against the vectors of
 wire-formats.md §1.3 (computed with systemd's MurmurHash2.c): the other tests
 check the daemon's header hashes with this implementation."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Hostile input, end to end: connection floods on the control socket,
 forged and malformed netlink messages not covered by test_forged.py, rules
 files with huge lines, deep GOTO chains, binary garbage, NUL bytes and

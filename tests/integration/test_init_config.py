@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Init integration and configuration sources: readiness through --ready-fd
 (s6 style) and $NOTIFY_SOCKET (systemd, without libsystemd), and the
 precedence defaults < udev.conf < command line < kernel command line

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Daemon life cycle: --daemon readiness, start failure, SIGTERM with events
 in flight, and a burst of real events (every one broadcast exactly once)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """OPTIONS+="log_level=" (rules.md §9): the level of the worker processing
 the event changes from that rule on, for that event only; "reset" goes back
 to the daemon's level. Real loop-device events, one worker (--children-max=1)

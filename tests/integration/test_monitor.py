@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Our `udevadm monitor`: header, event lines and property blocks in the
 format of udevadm.md §6, and the subsystem filter."""
 

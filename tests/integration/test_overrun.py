@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Kernel buffer overruns: udevd is given a small receive buffer
 (--debug-netlink-rcvbuf) and stopped with SIGSTOP while many real events
 happen (new veth pairs and loop devices fill the buffer; then devices udevd

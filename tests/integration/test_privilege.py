@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Privilege and containment: the modes of everything udevd creates under
 /run/udev and /dev (nothing world-writable), the context programs from rules
 run in (environment, umask, descriptors, stdin, signals, limits), and NAME=

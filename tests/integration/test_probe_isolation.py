@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The blkid builtin's prober (tudev-probe) runs outside the daemon.
 
 libblkid parses untrusted on-disk data; the builtin asks a prober process and

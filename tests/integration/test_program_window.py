@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """How many programs run at once (udevd(8), the event queue's program
 window): RUN programs that keep the CPU busy run about one per CPU, not one
 per worker, while programs that sleep still run many at once. Real veth

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The rules engine inside the daemon, with real kernel events (veth pairs,
 loop devices) and a rules directory passed with --rules-dir: properties in the
 libudev broadcast and the DB, tags and the tag index, SYMLINK/OWNER/GROUP/MODE

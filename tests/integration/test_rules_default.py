@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """tudev's own default rules (rules.d/): they compile cleanly (our `udevadm
 verify`, and systemd 252's rules parser through its `udevadm test`), and they
 produce what a Debian system expects -- links, properties, groups, network

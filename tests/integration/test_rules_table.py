@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The rules case table (tests/rules-cases/cases_*.py) run through
 `udevadm test --action=ACTION --apply` over the fake sysfs tree of
 tests/rules-cases/fakesys_tree.py, and, for the same cases, through systemd

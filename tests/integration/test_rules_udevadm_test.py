@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """`udevadm test [--action=] [--rules-dir=]... [--apply] DEVPATH`: output
 compared with systemd 252's udevadm test on the same device and rules, the
 dry run changing nothing, and --apply performing add and remove for real.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """`udevadm settle` (ours and systemd 252's) against tudev: it returns when
 /run/udev/queue is gone, i.e. when every queued event has been broadcast."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Event storms: real kernel events (veth pairs created and deleted in link
 groups, loop devices added and removed in parallel, interleaved) processed
 with a full rule set -- the repository's rules.d plus rules that run PROGRAM,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Our udevadm's command line (global options, control, settle, monitor):
 messages and exit codes as systemd 252's, settle --exit-if-exists, and
 `monitor --property` output identical to systemd's udevadm for the same

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """`udevadm info` compared with systemd 252's udevadm (Debian's package)
 reading the same sysfs and the same /run/udev: --query=all/property/name/
 symlink/path, --export-db, --attribute-walk, --tree, --cleanup-db,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Our `udevadm trigger`: device selection and order identical to systemd 252's
 (compared on the sandbox's sysfs with --dry-run --verbose), the written
 action and SYNTH_UUID, --settle/--uuid against tudev (also while an

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The boot sequence of /etc/init.d/udev over the sandbox's real devices:
 
     udevadm trigger --type=subsystems --action=add

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Every filter of `udevadm trigger` selects exactly the right devices among
 veth pairs and loop devices made by the test (with database records and
 tag index entries written by hand), in the same order as systemd 252's

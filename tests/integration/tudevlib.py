@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Helpers for tudev integration tests (used through conftest.py).
 
 Everything here expects to run inside tests/sandbox: private mount and network

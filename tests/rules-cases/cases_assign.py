@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Assignment keys and operators: ENV, TAG, SYMLINK, OWNER/GROUP/MODE, RUN,
 NAME, ATTR/SYSCTL writes (ATTR only: the fake tree is writable), OPTIONS,
 '=' '+=' '-=' ':=' and finality, GOTO/LABEL."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Match keys: KERNEL(S), SUBSYSTEM(S), DRIVER(S), DEVPATH, ACTION, NAME, SYMLINK,
 ATTR(S) (incl. [subsys/sysname] and '*' parents), TAG(S), TEST, ENV, CONST, SYSCTL,
 patterns with '|' alternatives, character classes and negation."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Substitutions, string_escape, PROGRAM/RESULT, every IMPORT kind, link
 priorities and conflicts between two devices, remove cleanup."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The fake sysfs tree of the rules case table (tests/integration/test_rules_table.py).
 
     python3 tests/rules-cases/fakesys_tree.py DIR     build DIR/sys, print the devices
