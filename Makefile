@@ -40,6 +40,13 @@ BUILTINS_SRC = $(call srcs_of,builtins)
 UDEVD_SRC  = $(call srcs_of,udevd)
 UDEVADM_SRC= $(call srcs_of,udevadm)
 PROBE_SRC  = $(call srcs_of,probe)
+# src/helpers/: the programs udev rules run by name from the udev helper
+# directory (ata_id, scsi_id, cdrom_id, ...). src/helpers/main-NAME.c is the
+# main() of program NAME; every other non-test file there is library code
+# (libtudev-helpers.a) that the programs and the unit tests link.
+HELPER_MAIN = $(sort $(wildcard src/helpers/main-*.c))
+HELPER_SRC  = $(filter-out $(HELPER_MAIN),$(call srcs_of,helpers))
+HELPER_NAMES = $(patsubst src/helpers/main-%.c,%,$(HELPER_MAIN))
 UNIT_SRC   = $(sort $(wildcard src/*/test-*.c))
 CLIENT_SRC = $(sort $(wildcard tests/clients/*.c))
 
@@ -50,6 +57,8 @@ CORE_OBJ   = $(call obj,$(SHARED_SRC) $(PROTO_SRC) $(DEVICE_SRC) $(EXEC_SRC) $(R
 # udevd objects except main.c go into a library so unit tests can link them.
 UDEVD_LIB  = $(O)/libtudev-udevd.a
 UDEVD_LOBJ = $(call obj,$(filter-out src/udevd/main.c,$(UDEVD_SRC)))
+HELPERS_LIB = $(O)/libtudev-helpers.a
+HELPER_BIN = $(addprefix $(O)/helpers/,$(HELPER_NAMES))
 UNIT_BIN   = $(patsubst src/%.c,$(O)/unit/%,$(UNIT_SRC))
 CLIENT_BIN = $(patsubst tests/clients/%.c,$(O)/clients/%,$(CLIENT_SRC))
 
@@ -60,7 +69,7 @@ UDEVADM = $(O)/udevadm
 PROBE   = $(O)/tudev-probe
 probedir ?= $(libexecdir)/tudev
 
-all: $(UDEVD) $(UDEVADM) $(PROBE) $(UNIT_BIN) $(CLIENT_BIN)
+all: $(UDEVD) $(UDEVADM) $(PROBE) $(HELPER_BIN) $(UNIT_BIN) $(CLIENT_BIN)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -71,6 +80,13 @@ $(LIBCORE): $(CORE_OBJ)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 $(UDEVD_LIB): $(UDEVD_LOBJ)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
+# an empty archive is valid, so the unit-test rule can always name it
+$(HELPERS_LIB): $(call obj,$(HELPER_SRC))
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+$(O)/helpers/%: $(O)/src/helpers/main-%.o $(HELPERS_LIB) $(LIBCORE)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(UDEVD): $(O)/src/udevd/main.o $(UDEVD_LIB) $(LIBCORE)
 	@$(if $(Q),echo "  LD      $@")
@@ -83,7 +99,7 @@ $(PROBE): $(call obj,$(PROBE_SRC))
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(BLKID_LIBS)
 
-$(O)/unit/%: $(O)/src/%.o $(UDEVD_LIB) $(LIBCORE)
+$(O)/unit/%: $(O)/src/%.o $(UDEVD_LIB) $(HELPERS_LIB) $(LIBCORE)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
@@ -198,9 +214,13 @@ check: check-spdx check-one check-bench-smoke check-asan check-tsan check-valgri
 # ---------------------------------------------------------------- install
 DESTDIR ?=
 MAN8 = $(wildcard man/*.8)
-install: $(UDEVD) $(UDEVADM) $(PROBE)
+# udevlibexecdir: where rules find programs named without a '/'; udevd looks
+# them up in /lib/udev (the same directory on merged-/usr systems).
+udevlibexecdir ?= $(prefix)/lib/udev
+install: $(UDEVD) $(UDEVADM) $(PROBE) $(HELPER_BIN)
 	$(MKDIR_P) '$(DESTDIR)$(sbindir)' '$(DESTDIR)$(bindir)' '$(DESTDIR)$(mandir)/man8' \
-	    '$(DESTDIR)$(prefix)/lib/udev/rules.d' '$(DESTDIR)$(probedir)'
+	    '$(DESTDIR)$(prefix)/lib/udev/rules.d' '$(DESTDIR)$(probedir)' '$(DESTDIR)$(udevlibexecdir)'
+	$(if $(HELPER_BIN),$(INSTALL) -m 0755 $(HELPER_BIN) '$(DESTDIR)$(udevlibexecdir)/')
 	$(INSTALL) -m 0755 $(UDEVD) '$(DESTDIR)$(sbindir)/udevd'
 	$(INSTALL) -m 0755 $(UDEVADM) '$(DESTDIR)$(bindir)/udevadm'
 	$(INSTALL) -m 0755 $(PROBE) '$(DESTDIR)$(probedir)/tudev-probe'
@@ -210,6 +230,7 @@ install: $(UDEVD) $(UDEVADM) $(PROBE)
 uninstall:
 	rm -f '$(DESTDIR)$(sbindir)/udevd' '$(DESTDIR)$(bindir)/udevadm' \
 	    '$(DESTDIR)$(probedir)/tudev-probe'
+	rm -f $(addprefix '$(DESTDIR)$(udevlibexecdir)/',$(HELPER_NAMES))
 	rmdir '$(DESTDIR)$(probedir)' 2>/dev/null || true
 	rm -f $(addprefix '$(DESTDIR)$(mandir)/man8/',$(notdir $(MAN8)))
 	rm -f $(addprefix '$(DESTDIR)$(prefix)/lib/udev/rules.d/',$(notdir $(wildcard rules.d/*.rules)))
