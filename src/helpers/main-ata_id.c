@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* threads: single-threaded program */
+/* ata_id [--export] DEVICE: the ATA identity of a disk or ATAPI drive, as
+ * systemd 252's ata_id prints it (rules: 60-persistent-storage.rules).
+ * Exit status: 0 printed, 1 no device / cannot open, 2 no IDENTIFY data
+ * (neither SCSI/ATA Translation nor HDIO_GET_IDENTITY answered). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers/ata-identify.h"
+#include "helpers/helper-util.h"
+#include "shared/log.h"
+#include "shared/macro.h"
+
+static void usage(void)
+{
+        printf("Usage: %s [--export] [--help] <device>\n"
+               "  -x,--export    print values as environment keys\n"
+               "  -h,--help      print this help text\n\n",
+               program_invocation_short_name);
+}
+
+int main(int argc, char *argv[])
+{
+        static const struct option options[] = {
+                { "export", no_argument, NULL, 'x' },
+                { "help", no_argument, NULL, 'h' },
+                {}
+        };
+        static struct helper_out out = HELPER_OUT_INIT;
+        uint8_t raw[ATA_IDENTIFY_SIZE];
+        struct ata_info info;
+        _cleanup_close_ int fd = -1;
+        bool export = false;
+        const char *node;
+        int c, r;
+
+        log_set_target(LOG_TARGET_CONSOLE, program_invocation_short_name);
+        log_set_console_plain(true);
+        log_set_max_level(LOG_INFO);
+
+        /* As systemd's: an unknown option is reported by getopt and skipped. */
+        while ((c = getopt_long(argc, argv, "xh", options, NULL)) >= 0) {
+                if (c == 'x')
+                        export = true;
+                else if (c == 'h') {
+                        usage();
+                        return 0;
+                }
+        }
+
+        node = argv[optind];
+        if (!node) {
+                log_error("no node specified");
+                return 1;
+        }
+        fd = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) {
+                log_error_errno(errno, "unable to open '%s': %m", node);
+                return 1;
+        }
+
+        r = ata_identify_probe(fd, raw);
+        if (r >= 0)
+                ata_info_from_identify(&info, raw);
+        else {
+                uint8_t hdio[ATA_IDENTIFY_SIZE];
+
+                log_debug_errno(r, "%s: no IDENTIFY data through SG_IO: %m", node);
+                r = hdio_get_identity(fd, hdio);
+                if (r < 0) {
+                        log_debug_errno(r, "HDIO_GET_IDENTITY failed for '%s': %m", node);
+                        return 2;
+                }
+                ata_info_from_hdio(&info, hdio);
+        }
+
+        (void)ata_identify_format(&info, raw, export, &out);
+        r = helper_out_flush_stdout(&out);
+        if (r < 0) {
+                log_error_errno(r, "cannot write the output: %m");
+                return 1;
+        }
+        return 0;
+}

@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""ata_id and scsi_id against systemd 252's (Debian's package, unpacked in
+build-ref/sd-udev/lib/udev): both programs run over the same recorded
+devices (tests/helpers/ata_scsi_devices.py), played by the same LD_PRELOAD
+shim (tests/helpers/sg-shim.c, built here), and must print the same stdout
+and exit with the same status, error paths included. Every difference is a
+failure unless KNOWN_DIFFERENCES lists it with its reason."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HELPERS = os.path.join(HERE, "..", "helpers")
+sys.path.insert(0, HELPERS)
+
+import ata_scsi_devices as devices  # noqa: E402
+import tudevlib  # noqa: E402
+
+FAKE_DEV = "/dev/fake-sdx"
+
+# (program, case id) -> reason. Empty: identical everywhere.
+KNOWN_DIFFERENCES = {}
+
+
+def _sd_root():
+    return os.path.dirname(os.path.dirname(tudevlib.SD_UDEVADM))
+
+
+@pytest.fixture(scope="module")
+def shim(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("sg-shim") / "sg-shim.so")
+    subprocess.run(["cc", "-O1", "-Wall", "-shared", "-fPIC", "-o", out,
+                    os.path.join(HELPERS, "sg-shim.c"), "-ldl"], check=True)
+    return out
+
+
+def _programs(name, build):
+    ours = os.path.join(build, "helpers", name)
+    ref = os.path.join(_sd_root(), "lib", "udev", name)
+    assert os.access(ours, os.X_OK), "%s not built" % ours
+    if not os.access(ref, os.X_OK):
+        pytest.skip("systemd's %s not found at %s" % (name, ref))
+    return ref, ours
+
+
+def run(binary, shim, dev, args, work, extra_env=None):
+    conf = os.path.join(work, "device.conf")
+    with open(conf, "w") as f:
+        f.write(devices.shim_conf(dev))
+    env = dict(os.environ, LD_PRELOAD=shim, SGSHIM_DEV=FAKE_DEV, SGSHIM_CONF=conf,
+               ASAN_OPTIONS="verify_asan_link_order=0:" + os.environ.get("ASAN_OPTIONS", ""),
+               SYSTEMD_LOG_LEVEL="err")
+    env.pop("JOURNAL_STREAM", None)
+    env.update(extra_env or {})
+    argv = [binary] + ([a.replace("@DEV@", FAKE_DEV).replace("@WORK@", work) for a in args]
+                       if args is not None else [])
+    if args is not None and "@DEV@" not in " ".join(args) and "--help" not in args:
+        argv.append(FAKE_DEV)
+    p = subprocess.run(argv, env=env, capture_output=True, timeout=60, cwd=work)
+    return p.returncode, p.stdout, p.stderr
+
+
+def compare(prog, cases, table, build, shim, tmp_path):
+    ref, ours = _programs(prog, build)
+    diffs, results = [], []
+    for cid, dev_name, args, *rest in cases:
+        extra = rest[0] if rest else {}
+        work = str(tmp_path / ("%s-%d" % (prog, len(results))))
+        os.makedirs(work)
+        for fname, text in extra.get("files", {}).items():
+            with open(os.path.join(work, fname), "w") as f:
+                f.write(text)
+        a = run(ref, shim, table[dev_name], args, work)
+        b = run(ours, shim, table[dev_name], args, work)
+        results.append((cid, a, b))
+        for pat in tudevlib.SANITIZER_PATTERNS:
+            assert pat.encode() not in b[2], "%s %s: %s" % (prog, cid, b[2].decode(errors="replace"))
+        if a[:2] != b[:2] and (prog, cid) not in KNOWN_DIFFERENCES:
+            diffs.append("%s %s:\n  systemd: exit %d %r\n  tudev:   exit %d %r"
+                         % (prog, cid, a[0], a[1], b[0], b[1]))
+    return results, diffs
+
+
+def test_ata_id_same_as_systemd(build, shim, tmp_path):
+    results, diffs = compare("ata_id", devices.ATA_CASES, devices.ATA_DEVICES, build, shim, tmp_path)
+    assert not diffs, "\n".join(diffs)
+    out = {cid: a for cid, a, _ in results}
+    # the cases exercise what they claim
+    assert b"ID_SERIAL=QEMU_HARDDISK_QM00001\n" in out["qemu-ahci-hd"][1]
+    assert b"ID_TYPE=cd\n" in out["qemu-dvd-rom"][1]
+    assert b"ID_WWN=0x5002538e40a1b2c3\n" in out["sata-ssd-wwn"][1]
+    assert b"ID_ATA_FEATURE_SET_APM_CURRENT_VALUE=254\n" in out["sata-hdd-aam-apm"][1]
+    assert b"ID_SERIAL_SHORT=ZDZ1ABCD\n" in out["usb-sat-bridge-hdd"][1]
+    assert b"ID_ATA_CFA=1\n" in out["cf-card"][1]
+    assert out["usb-stick-no-sat"][0] == 2
+    assert out["sg-eio"][0] == 2
+    assert out["open-enoent"][0] == 1
+    assert out["no-device-argument"][0] == 1
+    assert out["hdio-only"][0] == 0 and b"ID_ATA_SATA" not in out["hdio-only"][1]
