@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,52 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "builtins/hwdb-format.h"
 #include "builtins/hwdb-reader.h"
 #include "shared/log.h"
 #include "shared/macro.h"
-
-#define HWDB_SIG "KSLPHHRH"
-
-/* On-disk layout, all little-endian and packed (systemd's hwdb-internal.h). */
-struct trie_header {
-        uint8_t signature[8];
-        uint64_t tool_version;
-        uint64_t file_size;
-        uint64_t header_size;
-        uint64_t node_size;
-        uint64_t child_entry_size;
-        uint64_t value_entry_size;
-        uint64_t nodes_root_off;
-        uint64_t nodes_len;
-        uint64_t strings_len;
-} __attribute__((packed));
-
-struct trie_node {
-        uint64_t prefix_off;
-        uint8_t children_count;
-        uint8_t padding[7];
-        uint64_t values_count;
-} __attribute__((packed));
-
-struct trie_child {
-        uint8_t c;
-        uint8_t padding[7];
-        uint64_t child_off;
-} __attribute__((packed));
-
-struct trie_value {
-        uint64_t key_off;
-        uint64_t value_off;
-} __attribute__((packed));
-
-struct trie_value2 {
-        uint64_t key_off;
-        uint64_t value_off;
-        uint64_t filename_off;
-        uint32_t line_number;
-        uint16_t file_priority;
-        uint16_t padding;
-} __attribute__((packed));
 
 struct hwdb {
         const uint8_t *map;
@@ -84,11 +43,11 @@ static bool in_map(const struct hwdb *h, uint64_t off, uint64_t len)
         return off <= h->size && len <= h->size - off;
 }
 
-static const struct trie_node *node_at(const struct hwdb *h, uint64_t off)
+static const struct hwdb_node_f *node_at(const struct hwdb *h, uint64_t off)
 {
         if (off == 0 || !in_map(h, off, h->node_size))
                 return NULL;
-        return (const struct trie_node *)(h->map + off);
+        return (const struct hwdb_node_f *)(h->map + off);
 }
 
 /* A NUL-terminated string inside the mapping, or NULL. */
@@ -99,7 +58,7 @@ static const char *string_at(const struct hwdb *h, uint64_t off)
         return (const char *)(h->map + off);
 }
 
-static size_t node_children(const struct hwdb *h, const struct trie_node *n)
+static size_t node_children(const struct hwdb *h, const struct hwdb_node_f *n)
 {
         uint64_t off = (uint64_t)((const uint8_t *)n - h->map) + h->node_size;
 
@@ -108,12 +67,13 @@ static size_t node_children(const struct hwdb *h, const struct trie_node *n)
         return n->children_count;
 }
 
-static const struct trie_child *child_at(const struct hwdb *h, const struct trie_node *n, size_t i)
+static const struct hwdb_child_f *child_at(const struct hwdb *h, const struct hwdb_node_f *n,
+                                          size_t i)
 {
-        return (const struct trie_child *)((const uint8_t *)n + h->node_size + i * h->child_size);
+        return (const struct hwdb_child_f *)((const uint8_t *)n + h->node_size + i * h->child_size);
 }
 
-static uint64_t node_values(const struct hwdb *h, const struct trie_node *n)
+static uint64_t node_values(const struct hwdb *h, const struct hwdb_node_f *n)
 {
         uint64_t off = (uint64_t)((const uint8_t *)n - h->map) + h->node_size +
                        (uint64_t)n->children_count * h->child_size;
@@ -124,21 +84,21 @@ static uint64_t node_values(const struct hwdb *h, const struct trie_node *n)
         return count;
 }
 
-static const void *value_at(const struct hwdb *h, const struct trie_node *n, uint64_t i)
+static const void *value_at(const struct hwdb *h, const struct hwdb_node_f *n, uint64_t i)
 {
         return (const uint8_t *)n + h->node_size + (size_t)n->children_count * h->child_size +
                i * h->value_size;
 }
 
 /* Children are sorted by character: binary search. */
-static const struct trie_node *node_lookup(const struct hwdb *h, const struct trie_node *n,
+static const struct hwdb_node_f *node_lookup(const struct hwdb *h, const struct hwdb_node_f *n,
                                            uint8_t c)
 {
         size_t lo = 0, hi = node_children(h, n);
 
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
-                const struct trie_child *ch = child_at(h, n, mid);
+                const struct hwdb_child_f *ch = child_at(h, n, mid);
 
                 if (ch->c == c)
                         return node_at(h, le64toh(ch->child_off));
@@ -154,7 +114,7 @@ static const struct trie_node *node_lookup(const struct hwdb *h, const struct tr
 
 static int result_add(const struct hwdb *h, struct hwdb_result *res, const void *entry)
 {
-        const struct trie_value *v = entry;
+        const struct hwdb_value_f *v = entry;
         const char *key = string_at(h, le64toh(v->key_off));
         const char *value = string_at(h, le64toh(v->value_off));
 
@@ -168,8 +128,8 @@ static int result_add(const struct hwdb *h, struct hwdb_result *res, const void 
 
                 if (strcmp(p->key, key) != 0)
                         continue;
-                if (h->value_size >= sizeof(struct trie_value2)) {
-                        const struct trie_value2 *n2 = entry, *o2 = p->entry;
+                if (h->value_size >= sizeof(struct hwdb_value2_f)) {
+                        const struct hwdb_value2_f *n2 = entry, *o2 = p->entry;
 
                         /* v2 format: file order, then line; v3: priority, then line */
                         if (n2->file_priority == 0) {
@@ -203,7 +163,7 @@ static int result_add(const struct hwdb *h, struct hwdb_result *res, const void 
         return 0;
 }
 
-static int add_node_values(const struct hwdb *h, const struct trie_node *n,
+static int add_node_values(const struct hwdb *h, const struct hwdb_node_f *n,
                            struct hwdb_result *res)
 {
         uint64_t count = node_values(h, n);
@@ -229,7 +189,7 @@ struct lookup {
 /* Match the whole subtree below `n` (from prefix position p on) against
  * `search` with fnmatch(): the pattern is the reconstructed rest of each
  * key. Depth is bounded by the buffer: every level adds a character. */
-static int fnmatch_subtree(struct lookup *l, const struct trie_node *n, size_t p,
+static int fnmatch_subtree(struct lookup *l, const struct hwdb_node_f *n, size_t p,
                            const char *search)
 {
         const struct hwdb *h = l->h;
@@ -247,8 +207,8 @@ static int fnmatch_subtree(struct lookup *l, const struct trie_node *n, size_t p
 
         children = node_children(h, n);
         for (size_t i = 0; i < children; i++) {
-                const struct trie_child *ch = child_at(h, n, i);
-                const struct trie_node *child = node_at(h, le64toh(ch->child_off));
+                const struct hwdb_child_f *ch = child_at(h, n, i);
+                const struct hwdb_node_f *child = node_at(h, le64toh(ch->child_off));
 
                 if (!child || l->len + 1 >= sizeof(l->buf))
                         continue;
@@ -270,9 +230,9 @@ static int fnmatch_subtree(struct lookup *l, const struct trie_node *n, size_t p
 }
 
 /* A child for a glob character: everything below it is matched by pattern. */
-static int glob_child(struct lookup *l, const struct trie_node *n, char c, const char *search)
+static int glob_child(struct lookup *l, const struct hwdb_node_f *n, char c, const char *search)
 {
-        const struct trie_node *child = node_lookup(l->h, n, (uint8_t)c);
+        const struct hwdb_node_f *child = node_lookup(l->h, n, (uint8_t)c);
         int r;
 
         if (!child)
@@ -286,7 +246,7 @@ static int glob_child(struct lookup *l, const struct trie_node *n, char c, const
 static int trie_search(struct lookup *l, const char *search)
 {
         const struct hwdb *h = l->h;
-        const struct trie_node *n = node_at(h, h->root_off);
+        const struct hwdb_node_f *n = node_at(h, h->root_off);
         size_t i = 0;
         int r;
 
@@ -385,7 +345,7 @@ const char *hwdb_path(const struct hwdb *h)
 
 static int check_header(struct hwdb *h)
 {
-        const struct trie_header *hd = (const struct trie_header *)h->map;
+        const struct hwdb_header_f *hd = (const struct hwdb_header_f *)h->map;
 
         if (h->size < sizeof(*hd) || memcmp(hd->signature, HWDB_SIG, 8) != 0 ||
             le64toh(hd->file_size) != h->size)
@@ -395,9 +355,9 @@ static int check_header(struct hwdb *h)
         h->value_size = le64toh(hd->value_entry_size);
         h->root_off = le64toh(hd->nodes_root_off);
         /* newer tools may append fields, never shrink them */
-        if (h->node_size < sizeof(struct trie_node) || h->node_size > h->size ||
-            h->child_size < sizeof(struct trie_child) || h->child_size > h->size ||
-            h->value_size < sizeof(struct trie_value) || h->value_size > h->size ||
+        if (h->node_size < sizeof(struct hwdb_node_f) || h->node_size > h->size ||
+            h->child_size < sizeof(struct hwdb_child_f) || h->child_size > h->size ||
+            h->value_size < sizeof(struct hwdb_value_f) || h->value_size > h->size ||
             !node_at(h, h->root_off))
                 return -EINVAL;
         return 0;
@@ -416,7 +376,7 @@ int hwdb_open(const char *path, struct hwdb **ret)
                 return negative_errno();
         if (fstat(fd, &st) < 0)
                 return negative_errno();
-        if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(struct trie_header))
+        if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(struct hwdb_header_f))
                 return -EINVAL;
         h = calloc(1, sizeof(*h));
         if (!h)
@@ -446,15 +406,23 @@ int hwdb_open(const char *path, struct hwdb **ret)
         return 0;
 }
 
+/* Set while the last hwdb_open_default() found no file: the missing database
+ * is reported once, not by every thread or on every reload attempt. */
+static atomic_bool missing_reported;
+
 int hwdb_open_default(struct hwdb **ret)
 {
         for (size_t i = 0; hwdb_bin_paths[i]; i++) {
                 int r = hwdb_open(hwdb_bin_paths[i], ret);
 
-                if (r != -ENOENT)
+                if (r != -ENOENT) {
+                        if (r >= 0)
+                                atomic_store(&missing_reported, false);
                         return r;
+                }
         }
-        log_debug("hwdb.bin does not exist, please run 'systemd-hwdb update'");
+        if (!atomic_exchange(&missing_reported, true))
+                log_info("hwdb.bin does not exist, please run 'udevadm hwdb --update'");
         return -ENOENT;
 }
 

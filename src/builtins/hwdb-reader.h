@@ -32,7 +32,8 @@ extern const char *const hwdb_bin_paths[];
  * mismatch), -errno. *ret owned by the caller (hwdb_close()). */
 int hwdb_open(const char *path, struct hwdb **ret);
 /* hwdb_open() of the first existing file of hwdb_bin_paths; -ENOENT if none
- * exists. */
+ * exists (logged at info level, naming `udevadm hwdb --update`, once per
+ * process until a file is found again). */
 int hwdb_open_default(struct hwdb **ret);
 void hwdb_close(struct hwdb *h);
 const char *hwdb_path(const struct hwdb *h);

@@ -15,6 +15,7 @@
 
 #include "shared/log.h"
 #include "shared/macro.h"
+#include "udevadm/hwdb.h"
 #include "udevadm/info.h"
 #include "udevadm/test.h"
 #include "udevadm/udevadm-test-builtin.h"
@@ -43,7 +44,7 @@ static const struct verb verbs[] = {
         { "wait",         "Wait for devices or their links",        NULL },
         { "lock",         "Lock block devices while running a command", NULL },
         { "verify",       "Check rules files for errors",           verify_main },
-        { "hwdb",         NULL,                                NULL },
+        { "hwdb",         "Compile or query the hardware database", hwdb_main },
         { "version",      NULL,                                version_main },
         { "help",         NULL,                                help_main },
 };
