@@ -480,7 +480,10 @@ static int classify(int dfd, const char *root, const char *dir_path, const char 
         return 1;
 }
 
-static int list_dir(struct source_list *l, const char *root, const char *dir)
+/* Add the sources of one directory (names already seen are masked). An
+ * entry that cannot be examined is logged, counted in *errors and skipped.
+ * 0 or -errno (the directory cannot be read, -ENOMEM, -E2BIG). */
+static int list_dir(struct source_list *l, const char *root, const char *dir, unsigned *errors)
 {
         _cleanup_free_ char *dir_path = path_join3(root, dir, NULL);
         DIR *d;
@@ -501,9 +504,13 @@ static int list_dir(struct source_list *l, const char *root, const char *dir)
                 if (!is_source_name(de->d_name) || source_seen(l, de->d_name))
                         continue;
                 r = classify(dirfd(d), root, dir_path, de->d_name, &s.path, &s.masked);
-                if (r < 0) {
-                        log_error_errno(r, "Failed to look at %s/%s: %m", dir_path, de->d_name);
+                if (r == -ENOMEM)
                         break;
+                if (r < 0) {
+                        (*errors)++;
+                        log_warning_errno(r, "Ignoring %s/%s: %m", dir_path, de->d_name);
+                        r = 0;
+                        continue;
                 }
                 if (r == 0)
                         continue;
@@ -990,7 +997,7 @@ int hwdb_compile(const struct hwdb_compile_options *o, struct hwdb_compile_stats
                 if (dirs[i][0] != '/')
                         return log_error_errno(-EINVAL, "hwdb: not an absolute directory: %s",
                                                dirs[i]);
-                r = list_dir(&sources, root, dirs[i]);
+                r = list_dir(&sources, root, dirs[i], &st.errors);
                 if (r < 0)
                         goto out;
         }

@@ -66,7 +66,8 @@ struct hwdb_compile_stats {
  *   a database larger than the format can address), -ENOMEM, or the -errno of
  *   a directory listing or of writing the output (logged; the old output, if
  *   any, is left in place).
- * A source file that cannot be opened or read is logged and counted in
- * errors; the others are still compiled. ret_stats may be NULL; it is filled
+ * A directory entry that cannot be examined (e.g. a link loop) and a source
+ * file that cannot be opened or read are logged and counted in errors; the
+ * others are still compiled. ret_stats may be NULL; it is filled
  * on every return >= 0. */
 int hwdb_compile(const struct hwdb_compile_options *o, struct hwdb_compile_stats *ret_stats);

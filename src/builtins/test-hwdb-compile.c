@@ -357,6 +357,26 @@ static void test_output_file(void)
         ASSERT_EQ(hwdb_compile(&o, &st), -EINVAL);
 }
 
+/* Entries that cannot be read are reported, counted and skipped. */
+static void test_bad_entries(void)
+{
+        char path[PATH_MAX];
+        struct hwdb_compile_stats st;
+
+        reset();
+        put("/lib/udev/hwdb.d/10-a.hwdb", "a:*\n A=1\n");
+        snprintf(path, sizeof(path), "%s/lib/udev/hwdb.d/20-loop.hwdb", root);
+        ASSERT_EQ(symlink("20-loop.hwdb", path), 0);
+        snprintf(path, sizeof(path), "%s/lib/udev/hwdb.d/30-dangling.hwdb", root);
+        ASSERT_EQ(symlink("nothing-here", path), 0);
+        put("/lib/udev/hwdb.d/40-b.hwdb", "b:*\n B=1\n");
+        st = compile();
+        ASSERT_EQ(st.errors, 1); /* the loop; a dangling link is only ignored */
+        ASSERT_EQ(st.files, 2);
+        ASSERT_STREQ(lookup("a:1"), "A=1\n");
+        ASSERT_STREQ(lookup("b:1"), "B=1\n");
+}
+
 /* Explicit directory list (o.dirs): only those are read, in that order. */
 static void test_dirs_option(void)
 {
@@ -386,6 +406,7 @@ int main(void)
         TEST_RUN(test_long_line);
         TEST_RUN(test_shared_strings);
         TEST_RUN(test_output_file);
+        TEST_RUN(test_bad_entries);
         TEST_RUN(test_dirs_option);
         rm_rf(root);
         return 0;
