@@ -416,7 +416,7 @@ static bool is_source_name(const char *name)
 {
         size_t n = strlen(name);
 
-        return name[0] != '.' && n > STRLEN(".hwdb") && n < NAME_MAX &&
+        return name[0] != '.' && n > STRLEN(".hwdb") && n <= NAME_MAX &&
                streq(name + n - STRLEN(".hwdb"), ".hwdb");
 }
 

@@ -5,13 +5,16 @@
  * precedence of later files and later lines, masking by file name across the
  * directories, the line syntax (comments, records of several match lines,
  * line ends, malformed lines that are reported and skipped while the rest is
- * compiled), strings sharing their bytes, the output file itself (mode,
- * atomic replacement, removal when there is no source). The comparison with
+ * compiled), strings sharing their bytes, random sources checked against a
+ * model of the lookup semantics, the output file itself (mode, atomic
+ * replacement, removal when there is no source). The comparison with
  * systemd-hwdb over Debian's hwdb.d is tests/integration/test_hwdb_compile.py. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -377,6 +380,179 @@ static void test_bad_entries(void)
         ASSERT_STREQ(lookup("b:1"), "B=1\n");
 }
 
+/* ---- random sources against a reference model ----
+ *
+ * The lookup semantics written out: a modalias gets every key of every
+ * record with a pattern that fnmatch()es it; for a key set several times the
+ * entry of the later file, then the later line, wins. Random patterns over a
+ * small alphabet (literals, '*', '?', bracket sets) make the trie split at
+ * every depth; the compiled file, read with hwdb-reader.c, must give exactly
+ * the model's properties. */
+
+#define R_FILES 3
+#define R_RECORDS 60
+#define R_ENTRIES (R_FILES * R_RECORDS * 9)
+#define R_TEXT_MAX (64 * 1024)
+
+struct r_entry {
+        char pattern[40];
+        char key[8];
+        char value[24];
+        int priority, line;
+};
+
+static uint64_t r_state;
+
+static unsigned r_next(unsigned n)
+{
+        r_state ^= r_state << 13;
+        r_state ^= r_state >> 7;
+        r_state ^= r_state << 17;
+        return (unsigned)(r_state % n);
+}
+
+static void r_pattern(char *buf, size_t size)
+{
+        static const char *const tokens[] = { "a", "b", "a", "b", "c", "*", "?", "[ab]",
+                                              "[!a]", "ab" };
+        unsigned n = 1 + r_next(6);
+        size_t len = (size_t)snprintf(buf, size, "p:");
+
+        for (unsigned i = 0; i < n; i++)
+                len += (size_t)snprintf(buf + len, size - len, "%s",
+                                        tokens[r_next(ARRAY_SIZE(tokens))]);
+}
+
+static void r_string(char *buf, size_t size)
+{
+        unsigned n = r_next(7);
+        size_t len = (size_t)snprintf(buf, size, "p:");
+
+        for (unsigned i = 0; i < n && len + 1 < size; i++)
+                buf[len++] = "abcx"[r_next(4)];
+        buf[len] = '\0';
+}
+
+/* Properties of `s` according to the model, as sorted "K=V\n" lines. */
+static void r_expect(const struct r_entry *e, size_t n, const char *s, char *out, size_t size)
+{
+        const struct r_entry *best[10] = {};
+        size_t len = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                int k = e[i].key[1] - '0';
+
+                if (fnmatch(e[i].pattern, s, 0) != 0)
+                        continue;
+                if (!best[k] || e[i].priority > best[k]->priority ||
+                    (e[i].priority == best[k]->priority && e[i].line > best[k]->line))
+                        best[k] = &e[i];
+        }
+        out[0] = '\0';
+        for (int k = 0; k < 10; k++)
+                if (best[k])
+                        len += (size_t)snprintf(out + len, size - len, "%s=%s\n", best[k]->key,
+                                                best[k]->value);
+}
+
+/* The reader's lines sorted (keys are K0..K9: sorting the lines sorts keys). */
+static void sort_lines(const char *in, char *out, size_t size)
+{
+        char lines[10][40];
+        int n = 0;
+        size_t len = 0;
+
+        for (const char *p = in; *p; n++) {
+                const char *nl = strchr(p, '\n');
+
+                ASSERT_TRUE(nl && n < 10 && (size_t)(nl - p) < sizeof(lines[0]));
+                snprintf(lines[n], sizeof(lines[n]), "%.*s", (int)(nl - p), p);
+                p = nl + 1;
+        }
+        for (int i = 1; i < n; i++)
+                for (int j = i; j > 0 && strcmp(lines[j - 1], lines[j]) > 0; j--) {
+                        char t[40];
+
+                        memcpy(t, lines[j], sizeof(t));
+                        memcpy(lines[j], lines[j - 1], sizeof(t));
+                        memcpy(lines[j - 1], t, sizeof(t));
+                }
+        out[0] = '\0';
+        for (int i = 0; i < n; i++)
+                len += (size_t)snprintf(out + len, size - len, "%s\n", lines[i]);
+}
+
+static void test_random_against_model(void)
+{
+        static const char *const files[R_FILES] = {
+                "/lib/udev/hwdb.d/10-r.hwdb", "/etc/udev/hwdb.d/20-r.hwdb",
+                "/usr/lib/udev/hwdb.d/30-r.hwdb",
+        };
+        struct r_entry *e = calloc(R_ENTRIES, sizeof(*e));
+        char *text = malloc(R_TEXT_MAX);
+        char want[512], got[512], s[32];
+        unsigned checked = 0, nonempty = 0;
+
+        ASSERT_TRUE(e && text);
+        for (uint64_t seed = 1; seed <= 25; seed++) {
+                size_t n = 0;
+
+                r_state = seed * 0x9E3779B97F4A7C15ULL;
+                reset();
+                for (int f = 0; f < R_FILES; f++) {
+                        size_t len = 0;
+                        int line = 0;
+
+                        for (int r = 0; r < R_RECORDS; r++) {
+                                char patterns[3][40];
+                                unsigned np = 1 + r_next(3), nk = 1 + r_next(3);
+
+                                for (unsigned i = 0; i < np; i++) {
+                                        r_pattern(patterns[i], sizeof(patterns[i]));
+                                        len += (size_t)snprintf(text + len, R_TEXT_MAX - len,
+                                                                "%s\n", patterns[i]);
+                                        line++;
+                                }
+                                for (unsigned k = 0; k < nk; k++) {
+                                        unsigned key = r_next(10);
+
+                                        line++;
+                                        len += (size_t)snprintf(text + len, R_TEXT_MAX - len,
+                                                                " K%u=f%d-l%d\n", key, f, line);
+                                        for (unsigned i = 0; i < np; i++) {
+                                                ASSERT_TRUE(n < R_ENTRIES);
+                                                memcpy(e[n].pattern, patterns[i],
+                                                       sizeof(e[n].pattern));
+                                                snprintf(e[n].key, sizeof(e[n].key), "K%u", key);
+                                                snprintf(e[n].value, sizeof(e[n].value),
+                                                         "f%d-l%d", f, line);
+                                                e[n].priority = f;
+                                                e[n].line = line;
+                                                n++;
+                                        }
+                                }
+                                len += (size_t)snprintf(text + len, R_TEXT_MAX - len, "\n");
+                                line++;
+                                ASSERT_TRUE(len < R_TEXT_MAX - 256);
+                        }
+                        write_source(files[f], text, len);
+                }
+                ASSERT_EQ(compile().errors, 0);
+                for (int i = 0; i < 200; i++) {
+                        r_string(s, sizeof(s));
+                        r_expect(e, n, s, want, sizeof(want));
+                        sort_lines(lookup(s), got, sizeof(got));
+                        ASSERT_STREQ(got, want);
+                        checked++;
+                        nonempty += want[0] != '\0';
+                }
+        }
+        /* the model is not trivially empty */
+        ASSERT_TRUE(nonempty > checked / 2);
+        free(text);
+        free(e);
+}
+
 /* Explicit directory list (o.dirs): only those are read, in that order. */
 static void test_dirs_option(void)
 {
@@ -406,6 +582,7 @@ int main(void)
         TEST_RUN(test_long_line);
         TEST_RUN(test_shared_strings);
         TEST_RUN(test_output_file);
+        TEST_RUN(test_random_against_model);
         TEST_RUN(test_bad_entries);
         TEST_RUN(test_dirs_option);
         rm_rf(root);
