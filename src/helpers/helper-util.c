@@ -185,6 +185,20 @@ size_t helper_replace_chars(char *s, const char *allow)
         return replaced;
 }
 
+bool helper_string_is_printable(const char *s)
+{
+        if (s[0] == '\0')
+                return false;
+        for (size_t i = 0; s[i] != '\0';) {
+                int n = helper_utf8_char_len(s + i);
+
+                if (n < 0 || (unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+                        return false;
+                i += (size_t)n;
+        }
+        return true;
+}
+
 int helper_out_printf(struct helper_out *o, const char *fmt, ...)
 {
         va_list ap;

@@ -41,6 +41,10 @@ size_t helper_replace_whitespace(const char *s, char *to, size_t len);
  * '_'. Returns how many bytes were replaced. */
 size_t helper_replace_chars(char *s, const char *allow);
 
+/* Non-empty, valid UTF-8 throughout and free of control characters (below
+ * 0x20, and 0x7f): fit to be printed as a property value as it is. */
+bool helper_string_is_printable(const char *s);
+
 /* ---- bounded output of KEY=value lines ---- */
 
 #define HELPER_OUT_MAX 8192

@@ -175,3 +175,194 @@ def shim_conf(dev):
         else:
             lines.append("%s %s" % (key, val))
     return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- SCSI devices
+
+def naa(hexstr):
+    return desc(1, 0, 3, bytes.fromhex(hexstr))
+
+
+QEMU_HD_INQ = inquiry(0, "QEMU", "QEMU HARDDISK", "2.5+")
+# QEMU's scsi-hd (hw/scsi/scsi-disk.c) without serial=: page 0x83 holds the
+# drive name as an ASCII vendor-specific id; pages 00 83 b0 b1 b2.
+QEMU_SCSI_HD = {
+    "inquiry": QEMU_HD_INQ,
+    "vpd": {0x00: vpd(0x00, bytes([0x00, 0x83, 0xb0, 0xb1, 0xb2])),
+            0x83: vpd(0x83, desc(2, 0, 0, b"drive-scsi0-0-0-0"))},
+}
+# scsi-hd with serial= and wwn=: page 0x80 and an NAA 5 id besides the name.
+QEMU_SCSI_HD_WWN = {
+    "inquiry": QEMU_HD_INQ,
+    "vpd": {0x00: vpd(0x00, bytes([0x00, 0x80, 0x83, 0xb0, 0xb1, 0xb2])),
+            0x80: vpd(0x80, b"QM-SERIAL-0042"),
+            0x83: vpd(0x83, desc(2, 0, 0, b"QM-SERIAL-0042") + naa("5000c50015ea71ac"))},
+}
+QEMU_SCSI_CD = {
+    "inquiry": inquiry(5, "QEMU", "QEMU CD-ROM", "2.5+", removable=True),
+    "vpd": {0x00: vpd(0x00, bytes([0x00, 0x83])),
+            0x83: vpd(0x83, desc(2, 0, 0, b"drive-scsi0-0-1-0"))},
+}
+# libata's SCSI translation of a SATA SSD (drivers/ata/libata-scsi.c): page
+# 0x80 is the ATA serial as is, 0x83 the serial (vendor specific), the T10
+# "ATA" + model + serial id and the NAA WWN.
+SSD_SERIAL = b"S3Z2NB0K123456A     "
+LIBATA_SSD = {
+    "inquiry": inquiry(0, "ATA", "Samsung SSD 860", "1B6Q"),
+    "vpd": {0x00: vpd(0x00, bytes([0x00, 0x80, 0x83, 0x89, 0xb0, 0xb1, 0xb2])),
+            0x80: vpd(0x80, SSD_SERIAL),
+            0x83: vpd(0x83, desc(2, 0, 0, SSD_SERIAL)
+                      + desc(2, 0, 1, b"ATA     " + b"Samsung SSD 860 EVO 500GB".ljust(40) + SSD_SERIAL)
+                      + naa("5002538e40a1b2c3"))},
+}
+# A disk without WWN behind libata: the T10 vendor id wins over the serial.
+LIBATA_HDD_NO_WWN = {
+    "inquiry": inquiry(0, "ATA", "ST500DM002-1BD14", "KC45"),
+    "vpd": {0x00: vpd(0x00, bytes([0x00, 0x80, 0x83, 0x89])),
+            0x80: vpd(0x80, b"            Z3T0ABCD"),
+            0x83: vpd(0x83, desc(2, 0, 0, b"            Z3T0ABCD")
+                      + desc(2, 0, 1, b"ATA     " + b"ST500DM002-1BD142".ljust(40)
+                             + b"            Z3T0ABCD"))},
+}
+# An LIO iSCSI/iblock LUN: NAA 6 (registered extended, 16 bytes), T10 id,
+# relative target port, target port group 0x0001, SCSI name string.
+LIO_LUN = {
+    "inquiry": inquiry(0, "LIO-ORG", "block1", "4.0"),
+    "vpd": {0x00: vpd(0x00, bytes([0x00, 0x80, 0x83, 0x86, 0xb0, 0xb1, 0xb2])),
+            0x80: vpd(0x80, b"f3b7c5a1-2d4e-4f60-8a9b-0c1d2e3f4a5b"),
+            0x83: vpd(0x83, desc(1, 0, 3, bytes.fromhex("6001405f3b7c5a12d4e4f608a9b0c1d2"))
+                      + desc(2, 0, 1, b"LIO-ORG block1:f3b7c5a1-2d4e-4f60-8a9b-0c1d2e3f4a5b")
+                      + desc(1, 1, 4, bytes([0, 0, 0, 1]), piv=1)
+                      + desc(1, 1, 5, bytes([0, 0, 0, 1]), piv=1)
+                      + desc(3, 1, 8, b"iqn.2003-01.org.linux-iscsi.host:sn.1234,t,0x1\0\0", piv=1))},
+}
+# EUI-64 only (an NVMe namespace behind a SCSI translation layer).
+NVME_SNTL = {
+    "inquiry": inquiry(0, "NVMe", "Samsung SSD 970", "2B2Q"),
+    "vpd": {0x00: vpd(0x00, bytes([0x00, 0x80, 0x83])),
+            0x80: vpd(0x80, b"0025_3852_81B0_1234."),
+            0x83: vpd(0x83, desc(1, 0, 2, bytes.fromhex("0025385281b01234")))},
+}
+# A USB stick that knows no VPD page: ILLEGAL REQUEST for every one of them.
+USB_STICK = {"inquiry": inquiry(0, "SanDisk", "Cruzer Blade", "1.00", removable=True)}
+# A USB bridge whose stick has only a page 0x80 serial.
+USB_STICK_SERIAL = {
+    "inquiry": inquiry(0, "Kingston", "DataTraveler 3.0", "PMAP", removable=True),
+    "vpd": {0x00: vpd(0x00, bytes([0x00, 0x80])),
+            0x80: vpd(0x80, b"60A44C413A8CF3A1B9770123")},
+}
+# EMC Symmetrix, SCSI-2 format page 0x83 (byte 6 holds the OUI).
+EMC_SYMMETRIX = {
+    "inquiry": inquiry(0, "EMC", "SYMMETRIX", "5771"),
+    "vpd": {0x00: vpd(0x00, bytes([0x00, 0x80, 0x83])),
+            0x80: vpd(0x80, b"0001234567"),
+            0x83: bytes([0, 0x83, 0, 16]) + bytes.fromhex("6006048000028750123453594d323430")},
+}
+# A tape drive with a target port group and a vendor specific id only.
+TAPE = {
+    "inquiry": inquiry(1, "HP", "Ultrium 6-SCSI", "35GD"),
+    "vpd": {0x00: vpd(0x00, bytes([0x00, 0x80, 0x83])),
+            0x80: vpd(0x80, b"HU1234ABCD"),
+            0x83: vpd(0x83, desc(1, 0, 3, bytes.fromhex("50014380123456ab"))
+                      + desc(1, 1, 5, bytes([0, 0, 0x01, 0x2c])))},
+}
+# Vendor with a NUL inside: the vendor-specific id cannot be built and
+# systemd keeps the '0' it already wrote.
+NUL_VENDOR = {
+    "inquiry": bytes([0, 0, 5, 2, 31, 0, 0, 2]) + b"AB\0\0\0\0\0\0" + b"Model           " + b"1.00",
+    "vpd": {0x00: vpd(0x00, bytes([0x00, 0x83])),
+            0x83: vpd(0x83, desc(2, 0, 0, b"ID-1"))},
+}
+# Page 0 answered with the standard INQUIRY data (ill-behaved devices).
+PAGE0_IS_STD = {
+    "inquiry": inquiry(0, "GENERIC", "USB2.0 Card Read", "1.00"),
+    "vpd": {0x00: inquiry(0, "GENERIC", "USB2.0 Card Read", "1.00"),
+            0x83: vpd(0x83, naa("5000000000000001"))},
+}
+# Odd bytes in vendor/model and a serial with blanks, tabs and a newline.
+ODD_SCSI = {
+    "inquiry": inquiry(0, "Ve\xe9 d", "M\\x ode\tl\xc3", "r 1"),
+    "vpd": {0x00: vpd(0x00, bytes([0x00, 0x80, 0x83])),
+            0x80: vpd(0x80, b"  SER\tIAL\nID_EVIL=1 "),
+            0x83: vpd(0x83, desc(2, 0, 0, b" a  b\tc "))},
+}
+
+# An ASCII NAA id carrying control characters (a newline would start a
+# property of the device's choosing).
+NAA_ASCII_CC = {
+    "inquiry": QEMU_HD_INQ,
+    "vpd": {0x00: vpd(0x00, bytes([0x00, 0x80, 0x83])),
+            0x80: vpd(0x80, b"SER\xffIAL"),
+            0x83: vpd(0x83, desc(2, 0, 3, b"ABCD\nID_EVIL=1\x7fQRSTUVW"))},
+}
+
+SCSI_DEVICES = {
+    "qemu-scsi-hd": QEMU_SCSI_HD,
+    "qemu-scsi-hd-bsg": dict(QEMU_SCSI_HD, v4="yes"),
+    "qemu-scsi-hd-wwn": QEMU_SCSI_HD_WWN,
+    "qemu-scsi-cd": QEMU_SCSI_CD,
+    "libata-ssd-wwn": LIBATA_SSD,
+    "libata-hdd-no-wwn": LIBATA_HDD_NO_WWN,
+    "lio-lun-naa6-tpg": LIO_LUN,
+    "nvme-sntl-eui64": NVME_SNTL,
+    "usb-stick-no-vpd": USB_STICK,
+    "usb-stick-serial": USB_STICK_SERIAL,
+    "emc-symmetrix-prespc3": EMC_SYMMETRIX,
+    "tape-tpg": TAPE,
+    "nul-vendor": NUL_VENDOR,
+    "page0-is-std-inquiry": PAGE0_IS_STD,
+    "odd-strings": ODD_SCSI,
+    "naa-ascii-control-chars": NAA_ASCII_CC,
+    "vpd83-retry-then-80": dict(QEMU_SCSI_HD_WWN, status="vpd83 0 14 0"),
+    "vpd83-unit-attention": dict(QEMU_SCSI_HD_WWN, status="vpd83 2 0 8 700006000000000a0000000029000000"),
+    "vpd83-recovered": dict(LIO_LUN, status="vpd83 2 0 8 720100000000000000"),
+    "std-inquiry-fails": dict(QEMU_SCSI_HD, status="std 0 7 0"),
+    "sg-eio": {"sg_errno": "5"},
+    "open-enoent": {"open_errno": "2"},
+    "open-eacces": {"open_errno": "13"},
+}
+
+WL = ["--export", "--whitelisted", "-d", "@DEV@"]
+SCSI_CASES = []
+for _name in SCSI_DEVICES:
+    SCSI_CASES += [
+        (_name, _name, WL),
+        (_name + " -g -u", _name, ["-g", "-u", "@DEV@"]),
+        (_name + " -g", _name, ["--whitelisted", "--device=@DEV@"]),
+    ]
+for _name in ("qemu-scsi-hd-wwn", "libata-ssd-wwn", "lio-lun-naa6-tpg", "emc-symmetrix-prespc3",
+              "usb-stick-serial", "tape-tpg"):
+    for _page in ("0x80", "0x83", "pre-spc3-83"):
+        SCSI_CASES.append((_name + " --page=" + _page, _name, WL + ["--page=" + _page]))
+SCSI_CASES += [
+    ("sg-version-3", "qemu-scsi-hd-bsg", ["--sg-version=3"] + WL),
+    ("sg-version-4 on sd", "libata-ssd-wwn", ["-s", "4"] + WL),
+    ("sg-version-bad", "qemu-scsi-hd", ["--sg-version=5"] + WL),
+    ("page-bad", "qemu-scsi-hd", ["--page=0x81"] + WL),
+    ("not-whitelisted", "qemu-scsi-hd", ["--export", "@DEV@"]),
+    ("blacklisted", "qemu-scsi-hd", ["-g", "-b", "-x", "@DEV@"]),
+    ("no-device", "qemu-scsi-hd", ["--export", "-g"]),
+    ("positional-device", "libata-ssd-wwn", ["@DEV@", "--export", "-g"]),
+    ("unknown-option", "qemu-scsi-hd", ["--bogus"] + WL),
+    ("help", "qemu-scsi-hd", ["--help"]),
+    ("config-generic", "libata-ssd-wwn", ["--export", "@DEV@"],
+     {"env_config": "# comment\n\n  OPTIONS=--whitelisted -p 0x80\n"}),
+    # '=' splits words in the file: "--page" loses its argument (exit 2)
+    ("config-generic-eq-splits", "libata-ssd-wwn", ["--export", "@DEV@"],
+     {"env_config": "OPTIONS=--whitelisted --page=0x80\n"}),
+    ("config-vendor-model", "libata-ssd-wwn", ["--export", "--config=@WORK@/c", "@DEV@"],
+     {"files": {"c": "VENDOR=\"ATA\",MODEL=\"Samsung\",OPTIONS=\"-g -p 0x80\"\n"}}),
+    ("config-vendor-blacklist", "qemu-scsi-hd", WL + ["--config=@WORK@/c"],
+     {"files": {"c": "vendor=QEMU,options=-b\nVENDOR=QEMU,OPTIONS=-g\n"}}),
+    ("config-no-match", "qemu-scsi-hd", WL + ["--config=@WORK@/c"],
+     {"files": {"c": "VENDOR=\"ATA\",OPTIONS=\"-b\"\n"}}),
+    ("config-bad-line", "qemu-scsi-hd", WL + ["--config=@WORK@/c"],
+     {"files": {"c": "VENDOR=\"QEMU\", MODEL=\"x\",OPTIONS=\"-b\"\n"}}),
+    ("config-bad-option", "qemu-scsi-hd", WL + ["--config=@WORK@/c"],
+     {"files": {"c": "VENDOR=QEMU,OPTIONS=-g --device=/x -b\n"}}),
+    ("config-escape", "qemu-scsi-hd", WL + ["--config=@WORK@/c"],
+     {"files": {"c": "VENDOR=QE\\MU,OPTIONS=-\\b\n"}}),
+    ("config-long-line", "qemu-scsi-hd", WL + ["--config=@WORK@/c"],
+     {"files": {"c": "#" + "x" * 300 + "\nVENDOR=QEMU,OPTIONS=-b\n"}}),
+    ("config-generic-bad", "qemu-scsi-hd", WL, {"env_config": "OPTIONS=--nope\n"}),
+]
