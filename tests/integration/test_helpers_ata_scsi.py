@@ -147,3 +147,33 @@ def test_scsi_id_same_as_systemd(build, shim, tmp_path):
     assert b"\nID_EVIL=1" in sd and b"\nID_EVIL" not in td
     assert [l for l in sd.split(b"\n") if not l.startswith((b"ID_WWN", b"ID_EVIL"))] == \
         td.split(b"\n")
+
+
+def test_real_kernel_nodes(build, tmp_path):
+    """No shim: the real kernel answers (a loop device and /dev/null know no
+    SG_IO or HDIO_GET_IDENTITY), and a path that does not exist."""
+    import blocklib
+    loops = tudevlib.LoopDevices()
+    try:
+        _, _, loop = blocklib.add_loop(loops)
+        nodes = [loop, "/dev/null", "/dev/nonexistent-sdx"]
+        argvs = [("ata_id", ["--export"]), ("ata_id", []),
+                 ("scsi_id", ["--export", "--whitelisted", "-d"]), ("scsi_id", ["-g", "-u"]),
+                 ("scsi_id", ["--sg-version=3", "-x", "-g"])]
+        diffs, n = [], 0
+        for node in nodes:
+            for prog, args in argvs:
+                ref, ours = _programs(prog, build)
+                env = dict(os.environ, SYSTEMD_LOG_LEVEL="err",
+                           ASAN_OPTIONS="verify_asan_link_order=0")
+                a = subprocess.run([ref] + args + [node], env=env, capture_output=True, timeout=60)
+                b = subprocess.run([ours] + args + [node], env=env, capture_output=True, timeout=60)
+                n += 1
+                if (a.returncode, a.stdout) != (b.returncode, b.stdout):
+                    diffs.append("%s %s %s: systemd exit %d %r, tudev exit %d %r"
+                                 % (prog, " ".join(args), node, a.returncode, a.stdout,
+                                    b.returncode, b.stdout))
+        assert n == 15
+        assert not diffs, "\n".join(diffs)
+    finally:
+        loops.remove_all()
