@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""cdrom_id against systemd 252's (Debian's package,
+"""cdrom_id and dmi_memory_id against systemd 252's (Debian's package,
 unpacked in build-ref/sd-udev/lib/udev).
 
 cdrom_id: both programs run over the same recorded drive answers
@@ -11,7 +11,13 @@ ioctls on the recording file given as the device node. Both must print the
 same lines, exit with the same status and send the same requests (the
 ioctls and SCSI commands, in order, logged by the shim). For the QEMU
 recordings the lines must also be those systemd printed on the real
-emulated drive (NAME.out)."""
+emulated drive (NAME.out).
+
+dmi_memory_id: both programs read the same dumps (-F,
+tests/helpers/fixtures/dmi/*.dump) and must print the same lines and exit
+with the same status; NAME.out/exit-codes (what the unit test checks) must
+match systemd's too. TUDEV_SAVE_DMI_EXPECTED=1 rewrites them from systemd's
+output."""
 
 import glob
 import os
@@ -24,8 +30,10 @@ import tudevlib
 HERE = os.path.dirname(os.path.abspath(__file__))
 HELPERS = os.path.join(HERE, "..", "helpers")
 CDROM_FIX = os.path.join(HELPERS, "fixtures", "cdrom")
+DMI_FIX = os.path.join(HELPERS, "fixtures", "dmi")
 
 CDROM_RECS = sorted(glob.glob(os.path.join(CDROM_FIX, "*.rec")))
+DMI_DUMPS = sorted(glob.glob(os.path.join(DMI_FIX, "*.dump")))
 
 
 def _sd_root():
@@ -121,3 +129,52 @@ def test_cdrom_id_not_a_drive(build, tmp_path):
     f = tmp_path / "plain-file"
     f.write_bytes(b"x")
     assert _run_plain(ours, [str(f)]) == _run_plain(ref, [str(f)]) == (1, b"")
+
+
+def _run_dmi(binary, args):
+    p = subprocess.run([binary] + args, env=_env(), capture_output=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+@pytest.mark.parametrize("dump", DMI_DUMPS, ids=[os.path.basename(d)[:-5] for d in DMI_DUMPS])
+def test_dmi_memory_id_dump(build, dump):
+    ref, ours = _programs("dmi_memory_id", build)
+    rc_sd, out_sd, _ = _run_dmi(ref, ["-F", dump])
+    rc_tu, out_tu, err_tu = _run_dmi(ours, ["-F", dump])
+    assert b"Sanitizer" not in err_tu, err_tu.decode("utf-8", "replace")
+    assert (rc_tu, out_tu) == (rc_sd, out_sd)
+
+    name = os.path.basename(dump)[:-5]
+    out_file = os.path.join(DMI_FIX, name + ".out")
+    codes_file = os.path.join(DMI_FIX, "exit-codes")
+    if os.environ.get("TUDEV_SAVE_DMI_EXPECTED"):
+        with open(out_file, "wb") as f:
+            f.write(out_sd)
+        with open(codes_file) as f:
+            lines = [ln for ln in f.read().splitlines() if ln.split()[0] != name]
+        with open(codes_file, "w") as f:
+            f.write("\n".join(sorted(lines + ["%s %d" % (name, rc_sd)])) + "\n")
+    with open(out_file, "rb") as f:
+        assert f.read() == out_sd, "%s.out is not systemd's output" % name
+    with open(codes_file) as f:
+        codes = dict(ln.split() for ln in f.read().splitlines() if ln.strip())
+    assert int(codes[name]) == rc_sd
+
+
+def test_dmi_memory_id_fixtures_cover():
+    names = {os.path.basename(d)[:-5] for d in DMI_DUMPS}
+    assert {"qemu-q35", "sm3-four-dimms", "many-dimms", "sm3-nvdimm", "sm2-count",
+            "legacy"} <= names
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["-F", "/nonexistent/dump"],
+                                  ["-F"], ["-x"], ["extra"], []],
+                         ids=["help", "h", "missing-dump", "F-no-arg", "bad-option",
+                              "extra-arg", "system"])
+def test_dmi_memory_id_cli(build, args):
+    """Without -F both read this machine's /sys/firmware/dmi/tables (exit 1
+    without a message where there are none)."""
+    ref, ours = _programs("dmi_memory_id", build)
+    rc_sd, out_sd, _ = _run_dmi(ref, args)
+    rc_tu, out_tu, _ = _run_dmi(ours, args)
+    assert (rc_tu, out_tu) == (rc_sd, out_sd)
