@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: main only */
-/* smbios-memory.c over SMBIOS dumps (tests/helpers/fixtures/dmi/NAME.dump):
+/* smbios-memory.c over SMBIOS dumps (tests/helpers/fixtures/dmi/NAME.hex,
+ * written out as binary files here):
  * the table of a QEMU 7.2 q35 VM and synthetic tables from
  * tests/helpers/make-smbios-dumps.py (several DIMMs, NVDIMMs, every entry
  * point kind, malformed tables). NAME.out and exit-codes hold what systemd
@@ -38,13 +39,53 @@ static char *read_text(const char *path)
         return buf;
 }
 
+/* Drop the leading '#' lines of a fixture, in place; returns text. */
+static char *skip_comments(char *text)
+{
+        char *p = text;
+
+        while (*p == '#') {
+                char *nl = strchr(p, '\n');
+
+                p = nl ? nl + 1 : p + strlen(p);
+        }
+        memmove(text, p, strlen(p) + 1);
+        return text;
+}
+
+/* NAME.hex ('#' lines, then hex digits) as a binary file at `out`. */
+static void write_dump(const char *hex_path, const char *out)
+{
+        _cleanup_free_ char *text = NULL;
+        FILE *f = fopen(out, "we");
+        int hi = -1, c;
+
+        ASSERT_TRUE(f);
+        text = read_text(hex_path);
+        skip_comments(text);
+        for (const char *p = text; *p; p++) {
+                if (*p == '\n')
+                        continue;
+                c = *p >= 'a' ? *p - 'a' + 10 : *p - '0';
+                ASSERT_TRUE(c >= 0 && c < 16);
+                if (hi < 0)
+                        hi = c;
+                else {
+                        ASSERT_TRUE(fputc(hi << 4 | c, f) != EOF);
+                        hi = -1;
+                }
+        }
+        ASSERT_EQ(hi, -1);
+        ASSERT_EQ(fclose(f), 0);
+}
+
 /* The exit status systemd's dmi_memory_id gave on NAME, from exit-codes. */
 static int expected_exit(const char *codes, const char *name)
 {
         size_t n = strlen(name);
 
         for (const char *p = codes; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-                if (strncmp(p, name, n) == 0 && p[n] == ' ')
+                if (p[0] != '#' && strncmp(p, name, n) == 0 && p[n] == ' ')
                         return atoi(p + n + 1);
         fprintf(stderr, "%s: not in exit-codes\n", name);
         abort();
@@ -54,18 +95,21 @@ static void test_dumps(void)
 {
         _cleanup_free_ char *dir = fixture_path(""), *codes_path = fixture_path("exit-codes");
         _cleanup_free_ char *codes = read_text(codes_path);
+        char tmp[] = "/tmp/test-smbios-dump-XXXXXX";
         struct dirent **names;
         unsigned checked = 0;
         int n = scandir(dir, &names, NULL, alphasort);
 
         ASSERT_TRUE(n > 0);
+        ASSERT_TRUE(mkdtemp(tmp));
         for (int i = 0; i < n; i++) {
                 const char *name = names[i]->d_name;
                 size_t l = strlen(name);
 
-                if (l > 5 && streq(name + l - 5, ".dump")) {
-                        _cleanup_free_ char *dump = fixture_path(name);
-                        _cleanup_free_ char *base = strndup(name, l - 5);
+                if (l > 4 && streq(name + l - 4, ".hex")) {
+                        _cleanup_free_ char *hex = fixture_path(name);
+                        _cleanup_free_ char *base = strndup(name, l - 4);
+                        char dump[sizeof(tmp) + 16];
                         _cleanup_free_ char *outname = NULL, *outpath = NULL, *expected = NULL;
                         char *got = NULL;
                         size_t len = 0;
@@ -74,7 +118,9 @@ static void test_dumps(void)
 
                         ASSERT_TRUE(base && asprintf(&outname, "%s.out", base) > 0);
                         outpath = fixture_path(outname);
-                        expected = read_text(outpath);
+                        expected = skip_comments(read_text(outpath));
+                        snprintf(dump, sizeof(dump), "%s/dump", tmp);
+                        write_dump(hex, dump);
                         f = open_memstream(&got, &len);
                         ASSERT_TRUE(f);
                         r = smbios_memory_run(dump, dump, true, f);
@@ -85,11 +131,13 @@ static void test_dumps(void)
                         ASSERT_STREQ(got, expected);
                         ASSERT_EQ(r < 0 ? 1 : 0, expected_exit(codes, base));
                         free(got);
+                        ASSERT_EQ(unlink(dump), 0);
                         checked++;
                 }
                 free(names[i]);
         }
         free(names);
+        ASSERT_EQ(rmdir(tmp), 0);
         ASSERT_TRUE(checked >= 20);
 }
 
@@ -97,16 +145,18 @@ static void test_dumps(void)
  * its start whatever address the entry point names. */
 static void test_sysfs_layout(void)
 {
-        _cleanup_free_ char *dump = fixture_path("qemu-q35.dump");
+        _cleanup_free_ char *hex = fixture_path("qemu-q35.hex");
         _cleanup_free_ char *expected_path = fixture_path("qemu-q35.out");
-        _cleanup_free_ char *expected = read_text(expected_path);
-        char dir[] = "/tmp/test-smbios-XXXXXX", ep[64], tab[64];
+        _cleanup_free_ char *expected = skip_comments(read_text(expected_path));
+        char dir[] = "/tmp/test-smbios-XXXXXX", ep[64], tab[64], dump[64];
         uint8_t buf[4096];
         char *got = NULL;
         size_t n, len = 0;
         FILE *in, *f;
 
         ASSERT_TRUE(mkdtemp(dir));
+        snprintf(dump, sizeof(dump), "%s/dump", dir);
+        write_dump(hex, dump);
         in = fopen(dump, "re");
         ASSERT_TRUE(in);
         n = fread(buf, 1, sizeof(buf), in);
@@ -136,6 +186,7 @@ static void test_sysfs_layout(void)
 
         ASSERT_EQ(unlink(ep), 0);
         ASSERT_EQ(unlink(tab), 0);
+        ASSERT_EQ(unlink(dump), 0);
         ASSERT_EQ(rmdir(dir), 0);
 }
 

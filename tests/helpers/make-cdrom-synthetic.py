@@ -9,7 +9,8 @@ them under tests/helpers/cdrom-shim.c:
 
     tests/helpers/make-cdrom-synthetic.py
     (then, for each new NAME, run systemd's cdrom_id under the shim with
-     CDROM_SHIM_REPLAY=NAME.rec and save its stdout as NAME.out)
+     CDROM_SHIM_REPLAY=NAME.rec and save its stdout as NAME.out, after two
+     comment lines: the SPDX line and a description; the tests skip them)
 """
 
 import os
@@ -299,6 +300,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     for name, (what, lines) in sorted(CASES.items()):
         with open(os.path.join(OUT, name + ".rec"), "w") as f:
+            f.write("# SPDX-License-Identifier: GPL-2.0-or-later\n")
             f.write("# synthetic (tests/helpers/make-cdrom-synthetic.py): %s\n" % what)
             if any(line.startswith("sgio 1b") for line in lines):
                 opt = "--eject-media"

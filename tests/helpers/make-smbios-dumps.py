@@ -1,17 +1,19 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Write the SMBIOS dumps for dmi_memory_id's tests (tests/helpers/fixtures/
-dmi/NAME.dump, dmidecode --dump-bin layout: the entry point at offset 0, the
+dmi/NAME.hex: '#' comment lines, then the bytes of a dump in hex, 32 a line;
+the dump has dmidecode --dump-bin's layout: the entry point at offset 0, the
 structure table at the address it names, 0x20 unless a case says otherwise).
+The tests turn them into binary files.
 
-qemu-q35.dump is not made here: it is the table of a QEMU 7.2 q35 VM with
+qemu-q35.hex is not made here: it is the table of a QEMU 7.2 q35 VM with
 one DIMM described by -smbios type=17,... (its /sys/firmware/dmi/tables
 files, the table moved to 0x20 as dmidecode does).
 
-NAME.out and the exit status in exit-codes are what systemd 252's
-dmi_memory_id -F NAME.dump prints (tests/integration/test_helpers_cdrom_dmi.py
-checks tudev's against it live and can rewrite them:
-TUDEV_SAVE_DMI_EXPECTED=1)."""
+NAME.out (after its two comment lines) and the exit status in exit-codes
+are what systemd 252's dmi_memory_id -F prints on the dump
+(tests/integration/test_helpers_cdrom_dmi.py checks tudev's against it live
+and can rewrite them: TUDEV_SAVE_DMI_EXPECTED=1)."""
 
 import os
 import struct
@@ -318,11 +320,19 @@ CASES = {name[5:].replace("_", "-"): fn for name, fn in globals().items()
          if name.startswith("case_")}
 
 
+def write_hex(path, data, what):
+    with open(path, "w") as f:
+        f.write("# SPDX-License-Identifier: GPL-2.0-or-later\n# %s\n" % what)
+        for i in range(0, len(data), 32):
+            f.write(data[i:i + 32].hex() + "\n")
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for name, fn in sorted(CASES.items()):
-        with open(os.path.join(OUT, name + ".dump"), "wb") as f:
-            f.write(fn())
+        what = (fn.__doc__ or name.replace("-", " ")).strip()
+        write_hex(os.path.join(OUT, name + ".hex"), fn(),
+                  "synthetic (tests/helpers/make-smbios-dumps.py): " + what)
     return 0
 
 

@@ -13,11 +13,14 @@ ioctls and SCSI commands, in order, logged by the shim). For the QEMU
 recordings the lines must also be those systemd printed on the real
 emulated drive (NAME.out).
 
-dmi_memory_id: both programs read the same dumps (-F,
-tests/helpers/fixtures/dmi/*.dump) and must print the same lines and exit
+dmi_memory_id: both programs read the same dumps (-F; written out from
+tests/helpers/fixtures/dmi/*.hex) and must print the same lines and exit
 with the same status; NAME.out/exit-codes (what the unit test checks) must
 match systemd's too. TUDEV_SAVE_DMI_EXPECTED=1 rewrites them from systemd's
-output."""
+output.
+
+Fixture files start with '#' lines (SPDX line, description); the tests
+skip them."""
 
 import glob
 import os
@@ -33,7 +36,20 @@ CDROM_FIX = os.path.join(HELPERS, "fixtures", "cdrom")
 DMI_FIX = os.path.join(HELPERS, "fixtures", "dmi")
 
 CDROM_RECS = sorted(glob.glob(os.path.join(CDROM_FIX, "*.rec")))
-DMI_DUMPS = sorted(glob.glob(os.path.join(DMI_FIX, "*.dump")))
+DMI_DUMPS = sorted(glob.glob(os.path.join(DMI_FIX, "*.hex")))
+
+
+SPDX = "# SPDX-License-Identifier: GPL-2.0-or-later\n"
+
+
+def _read_expected(path, mode="r"):
+    """A fixture without its leading '#' lines."""
+    with open(path, mode) as f:
+        lines = f.readlines()
+    hash_ = "#" if mode == "r" else b"#"
+    while lines and lines[0].startswith(hash_):
+        lines.pop(0)
+    return ("" if mode == "r" else b"").join(lines)
 
 
 def _sd_root():
@@ -90,8 +106,7 @@ def test_cdrom_id_recording(build, shim, rec, tmp_path):
     assert b"Sanitizer" not in err_tu, err_tu.decode("utf-8", "replace")
     assert (rc_tu, out_tu) == (rc_sd, out_sd)
     assert req_tu == req_sd, "different requests sent to the drive"
-    with open(rec[:-4] + ".out") as f:
-        assert out_tu == f.read()
+    assert out_tu == _read_expected(rec[:-4] + ".out")
 
 
 def test_cdrom_id_fixtures_cover_qemu():
@@ -136,33 +151,39 @@ def _run_dmi(binary, args):
     return p.returncode, p.stdout, p.stderr
 
 
-@pytest.mark.parametrize("dump", DMI_DUMPS, ids=[os.path.basename(d)[:-5] for d in DMI_DUMPS])
-def test_dmi_memory_id_dump(build, dump):
+@pytest.mark.parametrize("hexfile", DMI_DUMPS,
+                         ids=[os.path.basename(d)[:-4] for d in DMI_DUMPS])
+def test_dmi_memory_id_dump(build, hexfile, tmp_path):
     ref, ours = _programs("dmi_memory_id", build)
+    dump = str(tmp_path / "dump")
+    with open(dump, "wb") as f:
+        f.write(bytes.fromhex(_read_expected(hexfile).replace("\n", "")))
     rc_sd, out_sd, _ = _run_dmi(ref, ["-F", dump])
     rc_tu, out_tu, err_tu = _run_dmi(ours, ["-F", dump])
     assert b"Sanitizer" not in err_tu, err_tu.decode("utf-8", "replace")
     assert (rc_tu, out_tu) == (rc_sd, out_sd)
 
-    name = os.path.basename(dump)[:-5]
+    name = os.path.basename(hexfile)[:-4]
     out_file = os.path.join(DMI_FIX, name + ".out")
     codes_file = os.path.join(DMI_FIX, "exit-codes")
     if os.environ.get("TUDEV_SAVE_DMI_EXPECTED"):
         with open(out_file, "wb") as f:
-            f.write(out_sd)
+            f.write(SPDX.encode() + b"# expected output: what systemd 252's program printed\n"
+                    + out_sd)
         with open(codes_file) as f:
-            lines = [ln for ln in f.read().splitlines() if ln.split()[0] != name]
+            lines = f.read().splitlines()
+        head = [ln for ln in lines if ln.startswith("#")]
+        body = [ln for ln in lines if ln.strip() and not ln.startswith("#")
+                and ln.split()[0] != name]
         with open(codes_file, "w") as f:
-            f.write("\n".join(sorted(lines + ["%s %d" % (name, rc_sd)])) + "\n")
-    with open(out_file, "rb") as f:
-        assert f.read() == out_sd, "%s.out is not systemd's output" % name
-    with open(codes_file) as f:
-        codes = dict(ln.split() for ln in f.read().splitlines() if ln.strip())
+            f.write("\n".join(head + sorted(body + ["%s %d" % (name, rc_sd)])) + "\n")
+    assert _read_expected(out_file, "rb") == out_sd, "%s.out is not systemd's output" % name
+    codes = dict(ln.split() for ln in _read_expected(codes_file).splitlines() if ln.strip())
     assert int(codes[name]) == rc_sd
 
 
 def test_dmi_memory_id_fixtures_cover():
-    names = {os.path.basename(d)[:-5] for d in DMI_DUMPS}
+    names = {os.path.basename(d)[:-4] for d in DMI_DUMPS}
     assert {"qemu-q35", "sm3-four-dimms", "many-dimms", "sm3-nvdimm", "sm2-count",
             "legacy"} <= names
 
