@@ -83,6 +83,7 @@ $(UDEVD_LIB): $(UDEVD_LOBJ)
 # an empty archive is valid, so the unit-test rule can always name it
 $(HELPERS_LIB): $(call obj,$(HELPER_SRC))
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
+helpers: $(HELPER_BIN)
 $(O)/helpers/%: $(O)/src/helpers/main-%.o $(HELPERS_LIB) $(LIBCORE)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -114,7 +115,7 @@ $(O)/clients/%: tests/clients/%.c
 	$(Q)$(CC) $(BASEFLAGS) $(WARNFLAGS) $(SANFLAGS) $(LIBUDEV_CFLAGS) $(CFLAGS) \
 	    $(ALL_LDFLAGS) -o $@ $< $(LIBUDEV_LIBS) $(CLIENT_EXTRA)
 
--include $(shell find $(O) -name '*.d' 2>/dev/null)
+-include $(shell find $(O)/src $(O)/fuzz -name '*.d' -type f 2>/dev/null)
 
 # ---------------------------------------------------------------- tests
 PYTEST ?= /usr/bin/python3 -m pytest
@@ -217,10 +218,15 @@ MAN8 = $(wildcard man/*.8)
 # udevlibexecdir: where rules find programs named without a '/'; udevd looks
 # them up in /lib/udev (the same directory on merged-/usr systems).
 udevlibexecdir ?= $(prefix)/lib/udev
+# network/*.link: the default interface naming policy (net_setup_link)
+networkdir ?= $(prefix)/lib/systemd/network
+LINK_FILES = $(wildcard network/*.link)
 install: $(UDEVD) $(UDEVADM) $(PROBE) $(HELPER_BIN)
 	$(MKDIR_P) '$(DESTDIR)$(sbindir)' '$(DESTDIR)$(bindir)' '$(DESTDIR)$(mandir)/man8' \
 	    '$(DESTDIR)$(prefix)/lib/udev/rules.d' '$(DESTDIR)$(probedir)' '$(DESTDIR)$(udevlibexecdir)'
 	$(if $(HELPER_BIN),$(INSTALL) -m 0755 $(HELPER_BIN) '$(DESTDIR)$(udevlibexecdir)/')
+	$(MKDIR_P) '$(DESTDIR)$(networkdir)'
+	$(INSTALL) -m 0644 $(LINK_FILES) '$(DESTDIR)$(networkdir)/'
 	$(INSTALL) -m 0755 $(UDEVD) '$(DESTDIR)$(sbindir)/udevd'
 	$(INSTALL) -m 0755 $(UDEVADM) '$(DESTDIR)$(bindir)/udevadm'
 	$(INSTALL) -m 0755 $(PROBE) '$(DESTDIR)$(probedir)/tudev-probe'
@@ -231,13 +237,14 @@ uninstall:
 	rm -f '$(DESTDIR)$(sbindir)/udevd' '$(DESTDIR)$(bindir)/udevadm' \
 	    '$(DESTDIR)$(probedir)/tudev-probe'
 	rm -f $(addprefix '$(DESTDIR)$(udevlibexecdir)/',$(HELPER_NAMES))
+	rm -f $(addprefix '$(DESTDIR)$(networkdir)/',$(notdir $(LINK_FILES)))
 	rmdir '$(DESTDIR)$(probedir)' 2>/dev/null || true
 	rm -f $(addprefix '$(DESTDIR)$(mandir)/man8/',$(notdir $(MAN8)))
 	rm -f $(addprefix '$(DESTDIR)$(prefix)/lib/udev/rules.d/',$(notdir $(wildcard rules.d/*.rules)))
 
 # Boot integration (init/) and section 7 pages. Every init system's files go
 # to $(initexampledir) for packagers to pick from; the init systems named in
-# INIT (any of: systemd sysvinit openrc runit s6) also get theirs installed
+# INIT (any of: systemd sysvinit openrc runit s6 initramfs-tools) also get theirs installed
 # where that init system reads them, e.g. make install INIT=openrc. @sbindir@
 # and @bindir@ in the files become the install paths.
 INIT ?=
@@ -246,6 +253,7 @@ systemdunitdir ?= $(prefix)/lib/systemd/system
 initddir ?= $(sysconfdir)/init.d
 runitsvdir ?= $(sysconfdir)/sv
 s6svdir ?= $(sysconfdir)/s6/sv
+initramfstoolsdir ?= $(datarootdir)/initramfs-tools
 MAN7 = $(wildcard man/*.7)
 # shell: "init_dirs": pairs of source directory and destination for INIT
 init_dirs = set -e; pairs="init $(initexampledir)"; for i in $(INIT); do case $$i in \
@@ -253,6 +261,7 @@ init_dirs = set -e; pairs="init $(initexampledir)"; for i in $(INIT); do case $$
 	  sysvinit|openrc) pairs="$$pairs init/$$i $(initddir)";; \
 	  runit) pairs="$$pairs init/$$i $(runitsvdir)";; \
 	  s6) pairs="$$pairs init/$$i $(s6svdir)";; \
+	  initramfs-tools) pairs="$$pairs init/$$i $(initramfstoolsdir)";; \
 	  *) echo "INIT: unknown init system '$$i'" >&2; exit 1;; esac; done; set -- $$pairs
 install: install-init
 uninstall: uninstall-init
@@ -260,7 +269,9 @@ install-init:
 	$(init_dirs); while [ $$# -gt 0 ]; do \
 	  for f in $$(cd "$$1" && find . -type f | sort); do \
 	    d="$(DESTDIR)$$2/$${f#./}"; $(MKDIR_P) "$${d%/*}"; \
-	    sed -e 's|@sbindir@|$(sbindir)|g' -e 's|@bindir@|$(bindir)|g' "$$1/$$f" > "$$d"; \
+	    sed -e 's|@sbindir@|$(sbindir)|g' -e 's|@bindir@|$(bindir)|g' \
+	        -e 's|@probedir@|$(probedir)|g' -e 's|@udevlibexecdir@|$(udevlibexecdir)|g' \
+	        -e 's|@rulesdir@|$(prefix)/lib/udev/rules.d|g' "$$1/$$f" > "$$d"; \
 	    if [ -x "$$1/$$f" ]; then chmod 0755 "$$d"; else chmod 0644 "$$d"; fi; \
 	  done; shift 2; done
 	$(if $(MAN7),$(MKDIR_P) '$(DESTDIR)$(mandir)/man7' && \
@@ -302,7 +313,7 @@ distcheck: dist
 clean:
 	rm -rf $(O) build-asan build-tsan build-clang
 
-.PHONY: all check check-spdx check-unit check-integration check-one check-asan check-tsan check-valgrind \
+.PHONY: all helpers check check-spdx check-unit check-integration check-one check-asan check-tsan check-valgrind \
         check-bench-smoke \
         install uninstall dist distcheck clean check-build-all install-init uninstall-init check-fuzz \
         fuzz-build
