@@ -9,10 +9,13 @@
  * comment line:
  *
  *   ioctl REQUEST ARG RET ERRNO
+ *   ioctlout REQUEST RET ERRNO DATA .
  *   sgio CDB DXFER_LEN RET ERRNO STATUS MASKED HOST DRIVER INFO RESID SENSE DATA .
  *
  * ARG is the integer argument of a plain ioctl (CDROM_DRIVE_STATUS's slot,
- * CDROM_LOCKDOOR's 0/1, ...). CDB is the command bytes, SENSE the sense
+ * CDROM_LOCKDOOR's 0/1, ...); an ioctlout line answers a request whose
+ * argument is a structure the kernel fills (VIDIOC_QUERYCAP, MEMGETINFO)
+ * with DATA copied there, whatever the argument. CDB is the command bytes, SENSE the sense
  * bytes the kernel wrote (sb_len_wr) and DATA the bytes transferred from the
  * device with trailing zero bytes dropped ("-" for none): the recorder zeroes
  * the buffer before the call, so the buffer the caller saw is DATA followed
@@ -37,6 +40,7 @@
 
 struct replay_entry {
         bool sgio;
+        bool out; /* ioctlout: DATA goes to *arg */
         bool used;
         unsigned long request;
         unsigned long arg;
@@ -96,6 +100,25 @@ static inline int replay_parse_line(char *line, struct replay_entry *e)
              t = strtok_r(NULL, " \t\n", &save))
                 tok[n++] = t;
         memset(e, 0, sizeof(*e));
+        if (n == 6 && strcmp(tok[0], "ioctlout") == 0 && strcmp(tok[5], ".") == 0) {
+                e->out = true;
+                e->request = strtoul(tok[1], NULL, 16);
+                e->ret = strtol(tok[2], NULL, 16);
+                e->err = (int)strtol(tok[3], NULL, 16);
+                if (strcmp(tok[4], "-") != 0) {
+                        e->data = malloc(REPLAY_DATA_MAX);
+                        if (!e->data)
+                                return -ENOMEM;
+                        k = replay_unhex(tok[4], e->data, REPLAY_DATA_MAX);
+                        if (k < 0) {
+                                free(e->data);
+                                e->data = NULL;
+                                return -EINVAL;
+                        }
+                        e->data_len = (size_t)k;
+                }
+                return 0;
+        }
         if (n == 5 && strcmp(tok[0], "ioctl") == 0) {
                 e->request = strtoul(tok[1], NULL, 16);
                 e->arg = strtoul(tok[2], NULL, 16);
@@ -181,6 +204,8 @@ static inline bool replay_matches(const struct replay_entry *e, unsigned long re
 {
         if (e->request != request)
                 return false;
+        if (e->out)
+                return true;
         if (!e->sgio)
                 return e->arg == arg;
         return h && h->cmd_len == e->cdb_len && memcmp(h->cmdp, e->cdb, e->cdb_len) == 0 &&
@@ -204,6 +229,8 @@ static inline int replay_ioctl(struct replay *r, unsigned long request, void *ar
                 return -1;
         }
         e->used = true;
+        if (e->out && arg && e->data_len)
+                memcpy(arg, e->data, e->data_len);
         if (h) {
                 if (h->dxfer_direction == SG_DXFER_FROM_DEV && h->dxferp && h->dxfer_len) {
                         memset(h->dxferp, 0, h->dxfer_len);

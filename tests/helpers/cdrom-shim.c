@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (the programs it is preloaded into are single-threaded) */
-/* LD_PRELOAD shim around ioctl() for comparing cdrom_id implementations on
- * the same drive replies (format: cdrom-replay.h).
+/* LD_PRELOAD shim around ioctl() for comparing cdrom_id (and v4l_id,
+ * mtd_probe) implementations on the same device replies (format:
+ * cdrom-replay.h).
  *
  *   CDROM_SHIM_RECORD=FILE   pass every ioctl on a block device through and
  *                            append the exchange to FILE (used once, inside a
@@ -9,6 +10,9 @@
  *   CDROM_SHIM_REPLAY=FILE   answer every ioctl on an fd opened on FILE itself
  *                            from the recording: the program under test is
  *                            given FILE as its device node
+ *   CDROM_SHIM_DEVICE=FILE   with CDROM_SHIM_REPLAY: answer the ioctls on an
+ *                            fd opened on this FILE instead (a data file
+ *                            standing for the device, for mtd_probe's reads)
  *   CDROM_SHIM_LOG=FILE      with CDROM_SHIM_REPLAY: append each replayed
  *                            request (REQUEST ARG, or sgio CDB DXFER_LEN) to
  *                            FILE, so that two programs' requests can be
@@ -89,9 +93,10 @@ static bool is_replay_fd(int fd)
         if (!path)
                 return false;
         if (!replay_loaded) {
+                const char *dev = getenv("CDROM_SHIM_DEVICE");
                 int r = replay_load(path, &replay);
 
-                if (r < 0 || stat(path, &replay_st) < 0) {
+                if (r < 0 || stat(dev ? dev : path, &replay_st) < 0) {
                         fprintf(stderr, "cdrom-shim: cannot load %s: %s\n", path, strerror(-r));
                         abort();
                 }
