@@ -55,6 +55,18 @@ static void make_file(const char *dir, const char *name)
         close(fd);
 }
 
+/* The directories of the test tree, parents first. */
+static const char *const tree[] = {
+        "devices",
+        "devices/usb1",
+        "devices/usb1/1-1",
+        "devices/usb1/1-1/0003:1050:0407.0001",
+        "devices/usb1/1-1/0003:1050:0407.0001/hidraw",
+        "devices/usb1/1-1/0003:1050:0407.0001/hidraw/hidraw0",
+        "class",
+        "class/hidraw",
+};
+
 static void test_parent(void)
 {
         char root[] = "/tmp/test-hid-fido-XXXXXX", p[256], q[1024];
@@ -62,11 +74,13 @@ static void test_parent(void)
 
         ASSERT_TRUE(mkdtemp(root));
         setenv("SYSTEMD_DEVICE_VERIFY_SYSFS", "0", 1);
-        snprintf(p, sizeof(p), "%s/devices/usb1/1-1/0003:1050:0407.0001/hidraw/hidraw0", root);
-        snprintf(q, sizeof(q), "mkdir -p '%s' '%s/class/hidraw'", p, root);
-        ASSERT_EQ(system(q), 0);
+        for (size_t i = 0; i < ARRAY_SIZE(tree); i++) {
+                snprintf(q, sizeof(q), "%s/%s", root, tree[i]);
+                ASSERT_EQ(mkdir(q, 0755), 0);
+        }
+        snprintf(p, sizeof(p), "%s/%s", root, tree[5]);
         make_file(p, "uevent");
-        snprintf(q, sizeof(q), "%s/devices/usb1/1-1/0003:1050:0407.0001", root);
+        snprintf(q, sizeof(q), "%s/%s", root, tree[3]);
         make_file(q, "uevent");
 
         ASSERT_EQ(hid_parent_syspath(root, p, &parent), 0);
@@ -78,7 +92,7 @@ static void test_parent(void)
         free(dev);
         dev = NULL;
         /* the HID device without uevent: nothing above is a device */
-        snprintf(q, sizeof(q), "%s/devices/usb1/1-1/0003:1050:0407.0001/uevent", root);
+        snprintf(q, sizeof(q), "%s/%s/uevent", root, tree[3]);
         ASSERT_EQ(unlink(q), 0);
         ASSERT_EQ(hid_parent_syspath(root, p, &parent), -ENODEV);
         /* a missing device; a path outside the root */
@@ -93,8 +107,13 @@ static void test_parent(void)
         unsetenv("SYSTEMD_DEVICE_VERIFY_SYSFS");
         ASSERT_EQ(hid_device_syspath(root, p, &dev), -ENODEV);
 
-        snprintf(q, sizeof(q), "rm -rf '%s'", root);
-        ASSERT_EQ(system(q), 0);
+        snprintf(q, sizeof(q), "%s/uevent", p);
+        ASSERT_EQ(unlink(q), 0);
+        for (size_t i = ARRAY_SIZE(tree); i > 0; i--) {
+                snprintf(q, sizeof(q), "%s/%s", root, tree[i - 1]);
+                ASSERT_EQ(rmdir(q), 0);
+        }
+        ASSERT_EQ(rmdir(root), 0);
 }
 
 int main(void)
