@@ -251,6 +251,7 @@ INIT ?=
 initexampledir ?= $(datarootdir)/tudev/init
 systemdunitdir ?= $(prefix)/lib/systemd/system
 initddir ?= $(sysconfdir)/init.d
+confddir ?= $(sysconfdir)/conf.d
 runitsvdir ?= $(sysconfdir)/sv
 s6svdir ?= $(sysconfdir)/s6/sv
 initramfstoolsdir ?= $(datarootdir)/initramfs-tools
@@ -258,7 +259,8 @@ MAN7 = $(wildcard man/*.7)
 # shell: "init_dirs": pairs of source directory and destination for INIT
 init_dirs = set -e; pairs="init $(initexampledir)"; for i in $(INIT); do case $$i in \
 	  systemd) pairs="$$pairs init/$$i $(systemdunitdir)";; \
-	  sysvinit|openrc) pairs="$$pairs init/$$i $(initddir)";; \
+	  sysvinit) pairs="$$pairs init/$$i $(initddir)";; \
+	  openrc) pairs="$$pairs init/$$i $(initddir) init/$$i/conf.d $(confddir)";; \
 	  runit) pairs="$$pairs init/$$i $(runitsvdir)";; \
 	  s6) pairs="$$pairs init/$$i $(s6svdir)";; \
 	  initramfs-tools) pairs="$$pairs init/$$i $(initramfstoolsdir)";; \
@@ -267,8 +269,10 @@ install: install-init
 uninstall: uninstall-init
 install-init:
 	$(init_dirs); while [ $$# -gt 0 ]; do \
-	  for f in $$(cd "$$1" && find . -type f | sort); do \
+	  for f in $$(cd "$$1" && find . -path ./conf.d -prune -o -type f -print | sort); do \
 	    d="$(DESTDIR)$$2/$${f#./}"; $(MKDIR_P) "$${d%/*}"; \
+	    if [ "$$2" = '$(confddir)' ] && [ -e "$$d" ]; then \
+	      cmp -s "$$1/$$f" "$$d" || echo "kept existing $$d"; continue; fi; \
 	    sed -e 's|@sbindir@|$(sbindir)|g' -e 's|@bindir@|$(bindir)|g' \
 	        -e 's|@probedir@|$(probedir)|g' -e 's|@udevlibexecdir@|$(udevlibexecdir)|g' \
 	        -e 's|@rulesdir@|$(prefix)/lib/udev/rules.d|g' "$$1/$$f" > "$$d"; \
@@ -278,7 +282,10 @@ install-init:
 	  $(INSTALL) -m 0644 $(MAN7) '$(DESTDIR)$(mandir)/man7/')
 uninstall-init:
 	$(init_dirs); while [ $$# -gt 0 ]; do \
-	  for f in $$(cd "$$1" && find . -type f); do rm -f "$(DESTDIR)$$2/$${f#./}"; done; \
+	  for f in $$(cd "$$1" && find . -path ./conf.d -prune -o -type f -print); do \
+	    d="$(DESTDIR)$$2/$${f#./}"; \
+	    if [ "$$2" = '$(confddir)' ] && ! cmp -s "$$1/$$f" "$$d"; then continue; fi; \
+	    rm -f "$$d"; done; \
 	  for f in $$(cd "$$1" && find . -mindepth 1 -type d | sort -r); do \
 	    rmdir "$(DESTDIR)$$2/$${f#./}" 2>/dev/null || true; done; \
 	  shift 2; done

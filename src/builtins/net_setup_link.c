@@ -558,8 +558,10 @@ static int cmp_str(const void *a, const void *b)
         return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* AlternativeName= + AlternativeNamesPolicy= minus the current name and the
- * existing alternative names, sorted, without duplicates. */
+/* AlternativeName= + AlternativeNamesPolicy= minus the current name, the new
+ * name (it is about to become the interface's name, and the kernel refuses a
+ * rename to one of its alternative names) and the existing alternative
+ * names, sorted, without duplicates. */
 static void apply_alternative_names(struct nsl_state *s, struct link *l)
 {
         const struct link_config *c = l->config;
@@ -576,7 +578,8 @@ static void apply_alternative_names(struct nsl_state *s, struct link *l)
                         names[n++] = (char *)v;
         }
         for (size_t i = 0; i < n; i++) {
-                bool drop = streq(names[i], l->ifname);
+                bool drop = streq(names[i], l->ifname) ||
+                            (l->new_name && streq(names[i], l->new_name));
 
                 for (size_t j = 0; j < l->nl.n_altnames && !drop; j++)
                         drop = streq(names[i], l->nl.altnames[j]);

@@ -296,7 +296,7 @@ static int rename_netif(struct udev_event *ev, struct node_info *ni)
         if (r < 0)
                 return r;
         write_renaming_db(ev, ni);
-        r = netif_rename(ifindex, ev->name);
+        r = netif_rename(ifindex, ev->name, oldname);
         if (r < 0) {
                 /* not renamed: no ID_RENAMING, the old record as it was (v255) */
                 (void)proplist_unset(&ev->props, "ID_RENAMING");

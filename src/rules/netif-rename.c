@@ -8,6 +8,8 @@
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -16,6 +18,7 @@
 #include "shared/macro.h"
 
 #define RTNL_TIMEOUT_MS 5000
+#define ALTNAME_SIZE 128 /* the kernel's ALTIFNAMSIZ (linux/if.h clashes with net/if.h) */
 
 bool netif_name_valid(const char *name)
 {
@@ -34,34 +37,46 @@ bool netif_name_valid(const char *name)
         return !digits;
 }
 
-int netif_rename(int ifindex, const char *name)
+/* One rtnetlink request on a socket of its own, waiting (bounded) for its
+ * acknowledgement: 0 or the kernel's -errno. `attr` is one attribute of
+ * `attr_len` bytes, nested in IFLA_PROP_LIST when `in_prop_list`. */
+static int rtnl_request(uint16_t type, uint16_t flags, int ifindex, uint16_t attr_type,
+                        const char *value, bool in_prop_list)
 {
         struct {
                 struct nlmsghdr nh;
                 struct ifinfomsg ifi;
-                char attrs[RTA_SPACE(IFNAMSIZ)];
+                char attrs[RTA_SPACE(0) + RTA_SPACE(ALTNAME_SIZE)];
         } req = {};
         char reply[1024] __attribute__((aligned(8)));
         struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-        struct rtattr *rta;
-        size_t nl = strlen(name);
+        struct rtattr *rta, *outer = NULL;
+        size_t vl = strlen(value) + 1;
         _cleanup_close_ int fd = -1;
         struct pollfd pfd;
         ssize_t n;
 
-        if (ifindex <= 0 || nl == 0 || nl >= IFNAMSIZ)
+        if (vl > ALTNAME_SIZE)
                 return -EINVAL;
         req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg));
-        req.nh.nlmsg_type = RTM_SETLINK;
-        req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+        req.nh.nlmsg_type = type;
+        req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
         req.nh.nlmsg_seq = 1;
         req.ifi.ifi_family = AF_UNSPEC;
         req.ifi.ifi_index = ifindex;
         rta = (struct rtattr *)((char *)&req + NLMSG_ALIGN(req.nh.nlmsg_len));
-        rta->rta_type = IFLA_IFNAME;
-        rta->rta_len = (unsigned short)RTA_LENGTH(nl + 1);
-        memcpy(RTA_DATA(rta), name, nl + 1);
-        req.nh.nlmsg_len = NLMSG_ALIGN(req.nh.nlmsg_len) + RTA_ALIGN(rta->rta_len);
+        if (in_prop_list) {
+                outer = rta;
+                outer->rta_type = IFLA_PROP_LIST | NLA_F_NESTED;
+                rta = (struct rtattr *)((char *)outer + RTA_LENGTH(0));
+        }
+        rta->rta_type = attr_type;
+        rta->rta_len = (unsigned short)RTA_LENGTH(vl);
+        memcpy(RTA_DATA(rta), value, vl);
+        if (outer)
+                outer->rta_len = (unsigned short)(RTA_LENGTH(0) + RTA_ALIGN(rta->rta_len));
+        req.nh.nlmsg_len = NLMSG_ALIGN(req.nh.nlmsg_len) +
+                           RTA_ALIGN(outer ? outer->rta_len : rta->rta_len);
 
         fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
         if (fd < 0)
@@ -98,4 +113,34 @@ int netif_rename(int ifindex, const char *name)
                         off += NLMSG_ALIGN(hl);
                 }
         }
+}
+
+int netif_rename(int ifindex, const char *name, const char *old_name)
+{
+        size_t nl = strlen(name);
+        int r;
+
+        if (ifindex <= 0 || nl == 0 || nl >= IFNAMSIZ)
+                return -EINVAL;
+        r = rtnl_request(RTM_SETLINK, 0, ifindex, IFLA_IFNAME, name, false);
+        if (r != -EEXIST)
+                return r;
+        /* The name may be an alternative name of this very interface (given
+         * by the initramfs' daemon, say): the kernel counts it as taken. Drop
+         * it from this interface's alternative names -- which fails unless
+         * it is one of them -- and rename again; the old name becomes an
+         * alternative name in its place, as systemd-udevd does. */
+        if (rtnl_request(RTM_DELLINKPROP, 0, ifindex, IFLA_ALT_IFNAME, name, true) < 0)
+                return -EEXIST;
+        r = rtnl_request(RTM_SETLINK, 0, ifindex, IFLA_IFNAME, name, false);
+        if (r < 0) {
+                /* put the alternative name back; the rename error is what counts */
+                (void)rtnl_request(RTM_NEWLINKPROP, NLM_F_CREATE | NLM_F_EXCL, ifindex,
+                                   IFLA_ALT_IFNAME, name, true);
+                return r;
+        }
+        if (old_name && *old_name)
+                (void)rtnl_request(RTM_NEWLINKPROP, NLM_F_CREATE | NLM_F_EXCL, ifindex,
+                                   IFLA_ALT_IFNAME, old_name, true);
+        return 0;
 }

@@ -36,9 +36,13 @@ static inline struct udev_spawner spawn_direct_spawner(struct spawn_direct *sd)
 /* Network interface names (netif-rename.c): valid = 1..15 printable ASCII
  * characters except ':', '/', '%', not "." / "..", not all digits. */
 bool netif_name_valid(const char *name);
-/* RTM_SETLINK IFLA_IFNAME. 0 or -errno from the kernel (-EBUSY: interface
- * up, -EEXIST: name taken, -ENODEV: no such interface). */
-int netif_rename(int ifindex, const char *name);
+/* Rename interface `ifindex` (now called `old_name`) to `name` with
+ * RTM_SETLINK IFLA_IFNAME. If `name` is one of the interface's own
+ * alternative names, it is dropped from them first and `old_name` becomes an
+ * alternative name after the rename (systemd-udevd's swap). 0 or -errno from
+ * the kernel (-EBUSY: interface up, -EEXIST: name taken by another
+ * interface, -ENODEV: no such interface). */
+int netif_rename(int ifindex, const char *name, const char *old_name);
 
 /* Run the collected RUN list of an event (rules.md §12.2): builtins in
  * process, programs through ev->spawner; failures are only logged. */

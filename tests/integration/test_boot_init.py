@@ -264,6 +264,9 @@ def test_sysvinit_boot(build, udevadm, sd_udevadm, group_file, tmp_path, ext4_lo
         "trap '%(udevadm)s control --exit >/dev/null 2>&1 || true' EXIT\n"
         "%(script)s start > %(out)s/start.log 2>&1\n"
         "%(script)s status > %(out)s/status\n"
+        "readlink /dev/MAKEDEV > %(out)s/makedev || true\n"
+        "{ [ ! -s /run/udev.pid ] || readlink /proc/$(cat /run/udev.pid)/exe; } > %(out)s/pid-exe\n"
+        "readlink /run/sendsigs.omit.d/udevd > %(out)s/omit || true\n"
         "%(report)s\n"
         "%(script)s stop > %(out)s/stop.log 2>&1\n"
         "%(script)s status > %(out)s/status-after || echo rc=$? >> %(out)s/status-after\n"
@@ -278,6 +281,14 @@ def test_sysvinit_boot(build, udevadm, sd_udevadm, group_file, tmp_path, ext4_lo
     log = read(out, "start.log")
     assert "starting udevd" in log and "coldplug" in log, log
     assert read(out, "status").strip() == "udevd is running"
+    # Debian's duties: /dev/MAKEDEV; under dpkg's start-stop-daemon
+    # (--notify-await, our READY=1) a pid file that sendsigs spares
+    assert read(out, "makedev").strip() in ("/bin/true", "/sbin/MAKEDEV")
+    ssd = subprocess.run(["start-stop-daemon", "--help"], capture_output=True, text=True) \
+        if shutil.which("start-stop-daemon") else None
+    if ssd and "--notify-await" in ssd.stdout + ssd.stderr:
+        assert read(out, "pid-exe").strip() == os.path.join(build, "udevd")
+        assert read(out, "omit").strip() == "/run/udev.pid"
     check_initialized(out)
     check_rules_applied(out, ext4_loop)
     assert read(out, "status-after").split() == ["udevd", "is", "not", "running", "rc=3"]
@@ -292,6 +303,8 @@ ebegin() { echo "* $*"; }
 eend() { r=${1:-0}; [ "$r" -eq 0 ] || echo "* failed: $2"; return $r; }
 einfo() { echo "* $*"; }
 eerror() { echo "! $*"; }
+ewarn() { echo "* $*"; }
+yesno() { case $1 in [Yy][Ee][Ss]|[Tt][Rr][Uu][Ee]|[Oo][Nn]|1) return 0;; *) return 1;; esac; }
 '''
 
 
@@ -306,7 +319,7 @@ def test_openrc_services(build, udevadm, sd_udevadm, group_file, tmp_path):
     out, rep = report(tmp_path, udevadm, sd_udevadm)
     body = boot_prologue(group_file) + OPENRC_SHIM + (
         "trap '%(udevadm)s control --exit >/dev/null 2>&1 || true' EXIT\n"
-        "udevd_args=--children-max=8\n"
+        "udev_opts=--children-max=8 udev_settle_timeout=120\n"
         ". %(d)s/udev; depend() { :; }; start_pre; start\n"
         ". %(d)s/udev-trigger; start\n"
         ". %(d)s/udev-settle; start\n"

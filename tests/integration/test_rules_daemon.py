@@ -6,7 +6,9 @@ on device nodes in the sandbox's private /dev, link priorities, PROGRAM /
 IMPORT{program} / RUN with real programs, global properties, and reloading
 while events flow."""
 
+import json
 import os
+import subprocess
 import random
 import stat
 import threading
@@ -389,3 +391,31 @@ SUBSYSTEM=="net", ACTION=="add", KERNEL=="rne0", NAME="0123"
     ok = udev_add(udev_mon, NET + "rne0")
     assert "UDEV_WORKER_FAILED" not in ok.props
     assert os.path.exists("/sys/class/net/rne0")
+
+
+def test_netif_rename_to_own_altname(tmp_path, udevd_factory, net, udev_mon):
+    """A name that is already one of the interface's alternative names (an
+    initramfs daemon gave it, say) is swapped in: the kernel refuses the
+    plain rename with EEXIST, so the alternative name is dropped, the
+    interface renamed, and the old name kept as an alternative name."""
+    rdir = tmp_path / "rules"
+    write_rules(rdir, r'''
+SUBSYSTEM=="net", ACTION=="add", KERNEL=="rng0", ENV{SYNTH_UUID}=="?*", NAME="rnalt0"
+''')
+    start(udevd_factory, rdir)
+    net.add_veth("rng0", "rnh0")
+    udev_add(udev_mon, NET + "rng0")
+    subprocess.run(["ip", "link", "property", "add", "dev", "rng0", "altname", "rnalt0"],
+                   check=True)
+    with open("/sys/class/net/rng0/uevent", "w") as f:
+        f.write("add 6c1f2a8e-2d1b-4c8e-9a55-3f0b0d5e7a11")
+    got = udev_mon.wait_for(lambda e: e.action == "add" and e.subsystem == "net" and
+                            e.props.get("INTERFACE_OLD") == "rng0", timeout=20)
+    assert got, "no add event for the renamed interface"
+    assert "UDEV_WORKER_FAILED" not in got[0].props, got[0].props
+    assert got[0].props["INTERFACE"] == "rnalt0"
+    net.names.append("rnalt0")
+    info = json.loads(subprocess.run(["ip", "-j", "link", "show", "dev", "rnalt0"],
+                                     check=True, capture_output=True, text=True).stdout)
+    assert info[0]["ifname"] == "rnalt0"
+    assert info[0].get("altnames") == ["rng0"]

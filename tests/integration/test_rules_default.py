@@ -144,7 +144,8 @@ def test_files_have_headers():
     assert len(files) >= 10
     for f in files:
         with open(f) as fh:
-            head = fh.readline()
+            first, head = fh.readline(), fh.readline()
+        assert first == "# SPDX-License-Identifier: GPL-2.0-or-later\n", f
         assert head.startswith("# tudev default rules: "), f
 
 
