@@ -5,7 +5,8 @@ unpacked in build-ref/sd-udev/lib/udev).
 cdrom_id: both programs run over the same recorded drive answers
 (tests/helpers/fixtures/cdrom/*.rec: QEMU 7.2's AHCI ATAPI DVD-ROM and
 virtio-scsi CD-ROM with and without a medium, recorded under systemd's
-cdrom_id in a VM, and synthetic ones from make-cdrom-synthetic.py), played by
+cdrom_id in a VM by tests/helpers/vm-helpers-check.py --record, and
+synthetic ones from make-cdrom-synthetic.py), played by
 an LD_PRELOAD shim (tests/helpers/cdrom-shim.c, built here) that answers the
 ioctls on the recording file given as the device node. Both must print the
 same lines, exit with the same status and send the same requests (the
