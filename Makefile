@@ -209,7 +209,15 @@ check-bench-smoke: all
 check-spdx:
 	tools/check-spdx
 
-check: check-spdx check-one check-bench-smoke check-asan check-tsan check-valgrind check-fuzz
+# The boot test (tools/boot-test): a Debian 12 guest under QEMU booted with
+# Debian's udev and with tudev as its only udev, compared device by device.
+# Needs root, mmdebstrap, QEMU and Debian's archive (the first run builds
+# and caches the root, about 2 minutes). BOOT_TEST_ARGS=--all: every init.
+BOOT_TEST_ARGS ?=
+check-boot:
+	tools/boot-test --build $(O) $(BOOT_TEST_ARGS)
+
+check: check-spdx check-one check-boot check-bench-smoke check-asan check-tsan check-valgrind check-fuzz
 	@echo "all test configurations passed"
 
 # ---------------------------------------------------------------- install
@@ -320,7 +328,7 @@ distcheck: dist
 clean:
 	rm -rf $(O) build-asan build-tsan build-clang
 
-.PHONY: all helpers check check-spdx check-unit check-integration check-one check-asan check-tsan check-valgrind \
+.PHONY: all helpers check check-boot check-spdx check-unit check-integration check-one check-asan check-tsan check-valgrind \
         check-bench-smoke \
         install uninstall dist distcheck clean check-build-all install-init uninstall-init check-fuzz \
         fuzz-build
