@@ -7,7 +7,9 @@
  * level, stop or start exec queue (the last of -s/-S wins), reload, each
  * property, children max, ping; then END, and we wait for the daemon to close
  * the connection (--timeout, default 60 s; 0: do not wait). --exit is sent
- * alone and not waited for. */
+ * alone, then END, and we wait the same way: the daemon holds the connection
+ * of an exit request open until its process is gone (udevd/ctrl-server.h),
+ * so a return means the daemon has exited and a new one may start. */
 
 #include <errno.h>
 #include <getopt.h>
@@ -38,7 +40,8 @@ static int help(void)
                "Send requests to the running daemon.\n\n"
                "  -h --help                This text\n"
                "  -V --version             Print the version\n"
-               "  -e --exit                Ask the daemon to clean up and terminate\n"
+               "  -e --exit                Ask the daemon to clean up and terminate, and wait\n"
+               "                           until it has exited\n"
                "  -l --log-level=LEVEL     Change the daemon's log level (name or 0-7)\n"
                "  -s --stop-exec-queue     Keep queueing events but stop processing them\n"
                "  -S --start-exec-queue    Resume processing queued events\n"
@@ -46,7 +49,8 @@ static int help(void)
                "  -p --property=KEY=VALUE  Set (KEY=VALUE) or unset (KEY=) a global property\n"
                "  -m --children-max=N      Limit the number of workers\n"
                "     --ping                Wait until the daemon has queued all earlier events\n"
-               "  -t --timeout=SECONDS     How long to wait for the reply (default: 60)\n",
+               "  -t --timeout=SECONDS     How long to wait for the reply or the exit\n"
+               "                           (default: 60)\n",
                program_invocation_short_name);
         return 0;
 }
@@ -199,9 +203,17 @@ static int run(const struct control_args *a)
 
         if (a->exit) {
                 r = ctrl_conn_send(&conn, CTRL_MSG_EXIT, 0, NULL);
-                ctrl_conn_close(&conn);
-                if (r < 0)
+                if (r < 0) {
+                        ctrl_conn_close(&conn);
                         return log_error_errno(r, "Failed to send exit request: %m");
+                }
+                r = ctrl_conn_finish(&conn, a->timeout_usec);
+                ctrl_conn_close(&conn);
+                /* Closed before END could be sent: the daemon is gone already. */
+                if (r == -EPIPE || r == -ECONNRESET)
+                        r = 0;
+                if (r < 0)
+                        return log_error_errno(r, "Failed to wait for daemon to reply: %m");
                 return 0;
         }
         r = send_requests(a, &conn);

@@ -22,6 +22,7 @@ struct ctrl_conn {
         uint64_t active_usec; /* accepted or last message received */
         uint64_t sync_ticket; /* 0: no PING seen */
         bool end_received;
+        bool held; /* sent EXIT: open until the process exits */
 };
 
 struct ctrl_server {
@@ -30,6 +31,8 @@ struct ctrl_server {
         char *path;
         int listen_fd;
         bool accepting;
+        dev_t dev; /* the socket inode bound at `path` */
+        ino_t ino;
         struct ctrl_conn conns[CTRL_CONN_MAX];
 };
 
@@ -41,6 +44,7 @@ static void conn_close(struct ctrl_server *s, struct ctrl_conn *c)
         c->fd = safe_close(c->fd);
         c->sync_ticket = 0;
         c->end_received = false;
+        c->held = false;
 }
 
 static struct ctrl_conn *conn_by_fd(struct ctrl_server *s, int fd)
@@ -121,6 +125,10 @@ static bool conn_handle_one(struct ctrl_server *s, struct ctrl_conn *c, bool *ag
                 log_debug("control: ping");
                 c->sync_ticket = s->ops.request_sync(s->ops.userdata);
                 return true;
+        case CTRL_MSG_EXIT:
+                c->held = true;
+                s->ops.handle(&m, s->ops.userdata);
+                return true;
         default:
                 s->ops.handle(&m, s->ops.userdata);
                 return true;
@@ -129,7 +137,7 @@ static bool conn_handle_one(struct ctrl_server *s, struct ctrl_conn *c, bool *ag
 
 static void conn_maybe_finish(struct ctrl_server *s, struct ctrl_conn *c, uint64_t synced)
 {
-        if (c->fd >= 0 && c->end_received && c->sync_ticket <= synced)
+        if (c->fd >= 0 && c->end_received && !c->held && c->sync_ticket <= synced)
                 conn_close(s, c);
 }
 
@@ -147,7 +155,9 @@ static void on_conn(struct loop *l, int fd, uint32_t revents, void *userdata)
                         return;
                 }
         }
-        if (c->end_received) {
+        if (c->end_received && (revents & (EPOLLHUP | EPOLLERR))) {
+                conn_close(s, c); /* nobody waits for the answer any more */
+        } else if (c->end_received) {
                 /* Stop reading; the close answers the client once synced. */
                 (void)loop_modify(l, fd, 0);
                 conn_maybe_finish(s, c, s->ops.synced(s->ops.userdata));
@@ -163,7 +173,7 @@ static bool conn_is_idle(const struct ctrl_conn *c)
 {
         int pending = 0;
 
-        if (c->fd < 0 || c->end_received)
+        if (c->fd < 0 || c->end_received || c->held)
                 return false;
         if (ioctl(c->fd, FIONREAD, &pending) < 0)
                 return false;
@@ -237,6 +247,7 @@ int ctrl_server_new(struct loop *loop, const char *path, const struct ctrl_serve
 {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
         struct ctrl_server *s;
+        struct stat st;
         int r;
 
         if (strlen(path) >= sizeof(sa.sun_path))
@@ -268,10 +279,13 @@ int ctrl_server_new(struct loop *loop, const char *path, const struct ctrl_serve
         /* Created under the daemon's umask (022: 0755, only root may connect),
          * then narrowed to 0600; the umask is process-wide, so it is left alone. */
         r = bind(s->listen_fd, (struct sockaddr *)&sa, sizeof(sa));
-        if (r < 0 || chmod(path, 0600) < 0 || listen(s->listen_fd, CTRL_LISTEN_BACKLOG) < 0) {
+        if (r < 0 || chmod(path, 0600) < 0 || lstat(path, &st) < 0 ||
+            listen(s->listen_fd, CTRL_LISTEN_BACKLOG) < 0) {
                 r = log_error_errno(errno, "Failed to bind/listen on %s: %m", path);
                 goto fail;
         }
+        s->dev = st.st_dev;
+        s->ino = st.st_ino;
         r = loop_add(loop, s->listen_fd, EPOLLIN, on_listen, s);
         if (r < 0)
                 goto fail;
@@ -292,6 +306,32 @@ void ctrl_server_stop_accepting(struct ctrl_server *s)
         loop_remove(s->loop, s->listen_fd);
 }
 
+bool ctrl_server_owns_path(const struct ctrl_server *s)
+{
+        struct stat st;
+
+        return s && lstat(s->path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == s->dev &&
+               st.st_ino == s->ino;
+}
+
+/* Unlink the path if it is still our socket. False if something else is
+ * there now (another daemon's socket), true if it was ours or is gone. */
+static bool unlink_if_ours(const struct ctrl_server *s)
+{
+        struct stat st;
+
+        if (lstat(s->path, &st) < 0)
+                return true;
+        if (!ctrl_server_owns_path(s)) {
+                log_warning("%s is no longer the socket this daemon bound; leaving it alone",
+                            s->path);
+                return false;
+        }
+        if (unlink(s->path) < 0 && errno != ENOENT)
+                log_warning_errno(errno, "Failed to remove %s: %m", s->path);
+        return true;
+}
+
 void ctrl_server_free(struct ctrl_server *s)
 {
         if (!s)
@@ -301,22 +341,45 @@ void ctrl_server_free(struct ctrl_server *s)
         if (s->accepting)
                 loop_remove(s->loop, s->listen_fd);
         safe_close(s->listen_fd);
-        (void)unlink(s->path);
+        (void)unlink_if_ours(s);
         free(s->path);
         free(s);
 }
 
+bool ctrl_server_free_at_exit(struct ctrl_server *s)
+{
+        bool ours;
+
+        if (!s)
+                return false;
+        ours = unlink_if_ours(s);
+        /* Out of the loop, not closed: the kernel closes them when the
+         * process is gone. */
+        for (size_t i = 0; i < CTRL_CONN_MAX; i++)
+                if (s->conns[i].fd >= 0)
+                        loop_remove(s->loop, s->conns[i].fd);
+        if (s->accepting)
+                loop_remove(s->loop, s->listen_fd);
+        free(s->path);
+        free(s);
+        return ours;
+}
+
 void ctrl_server_sync_done(struct ctrl_server *s, uint64_t ticket)
 {
+        if (!s)
+                return;
         for (size_t i = 0; i < CTRL_CONN_MAX; i++)
                 conn_maybe_finish(s, &s->conns[i], ticket);
 }
 
 void ctrl_server_expire(struct ctrl_server *s, uint64_t now)
 {
+        if (!s)
+                return;
         for (size_t i = 0; i < CTRL_CONN_MAX; i++) {
                 struct ctrl_conn *c = &s->conns[i];
-                if (c->fd >= 0 && now - c->accepted_usec > CTRL_CONN_TIMEOUT_USEC) {
+                if (c->fd >= 0 && !c->held && now - c->accepted_usec > CTRL_CONN_TIMEOUT_USEC) {
                         log_ratelimited(LOG_NOTICE, "control: closing a connection that timed out");
                         conn_close(s, c);
                 }

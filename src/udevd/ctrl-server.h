@@ -13,8 +13,21 @@
  * without uid-0 credentials, of the wrong size, or that fails to decode ends
  * the connection (logged, rate-limited). Messages are handed to the manager's
  * handler; on END the connection is closed -- after the handler's "sync"
- * completed if the connection sent PING (see ctrl_server_sync_done()). */
+ * completed if the connection sent PING (see ctrl_server_sync_done()).
+ *
+ * A connection that sent EXIT is held: neither END, nor the timeout, nor a
+ * peer of the connection limit closes it. At exit the daemon calls
+ * ctrl_server_free_at_exit(), which leaves it (and every other connection,
+ * and the listening socket) open, so the kernel closes them when the process
+ * is gone: the client that asked for the exit -- tudev's `udevadm control
+ * --exit` or systemd's -- sees the connection close only once the daemon has
+ * exited, and so does a client still waiting in the listen backlog.
+ *
+ * The path is unlinked only while it is still the socket this server bound
+ * (same st_dev and st_ino as right after bind()): a socket another daemon
+ * bound there later is left alone. */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "proto/ctrl-msg.h"
@@ -37,11 +50,20 @@ struct ctrl_server_ops {
         void *userdata;
 };
 
-/* Bind (unlinking a stale socket) and listen on `path`; registers in `loop`. */
+/* Bind (unlinking a stale socket) and listen on `path`; registers in `loop`.
+ * The caller makes sure no live daemon serves `path` (udevd/instance-lock.h). */
 int ctrl_server_new(struct loop *loop, const char *path, const struct ctrl_server_ops *ops,
                     struct ctrl_server **ret);
-/* Stop accepting and close all connections; unlink the socket path. */
+/* Stop accepting and close all connections; unlink the socket path if it is
+ * still ours. */
 void ctrl_server_free(struct ctrl_server *s);
+/* The process is about to exit: unlink the socket path if it is still ours,
+ * take every fd out of the loop without closing it (see above), free `s`.
+ * Returns false if something else is at the path now (another daemon's
+ * socket), true if it was ours (now unlinked) or is gone. */
+bool ctrl_server_free_at_exit(struct ctrl_server *s);
+/* The socket at the path is still the one this server bound. */
+bool ctrl_server_owns_path(const struct ctrl_server *s);
 /* All syncs up to `ticket` completed: close connections waiting for them. */
 void ctrl_server_sync_done(struct ctrl_server *s, uint64_t ticket);
 /* Close connections older than CTRL_CONN_TIMEOUT_USEC. */

@@ -20,6 +20,7 @@
 #include "shared/macro.h"
 #include "shared/time-util.h"
 #include "udevd/config.h"
+#include "udevd/instance-lock.h"
 #include "udevd/manager.h"
 #include "udevd/notify.h"
 #include "udevd/settings.h"
@@ -280,6 +281,8 @@ int main(int argc, char *argv[])
         struct manager *m = NULL;
         struct manager_options mopts = {};
         int ready_fd = -1;
+        int lock_fd;
+        char control_path[256];
         sigset_t all;
         int r;
 
@@ -325,6 +328,13 @@ int main(int argc, char *argv[])
                 log_error("udevd must run as root");
                 return EXIT_FAILURE;
         }
+        /* One daemon at a time, decided before anything touches the run
+         * directory; held until the end (udevd/instance-lock.h). Taken before
+         * --daemon's fork so that a refusal reaches the caller's terminal. */
+        snprintf(control_path, sizeof(control_path), "%s/control", settings.run_dir);
+        lock_fd = instance_lock_take(settings.run_dir, control_path);
+        if (lock_fd < 0)
+                return EXIT_FAILURE;
         fileio_set_umask(022);
         node_mac_detect("/sys", &settings.mac);
         log_debug("Security labels: SELinux %s, SMACK %s",
@@ -353,6 +363,7 @@ int main(int argc, char *argv[])
                 r = daemonize(&ready_fd);
                 if (r < 0)
                         return EXIT_FAILURE;
+                (void)instance_lock_set_pid(lock_fd, getpid());
                 if (!settings.debug) {
                         redirect_stdio_to_null();
                         log_set_target(target == LOG_TARGET_CONSOLE ? LOG_TARGET_AUTO : target,
@@ -397,9 +408,14 @@ int main(int argc, char *argv[])
         notifier_ready(&notifier, status);
         r = manager_run(m);
         (void)notifier_send(&notifier, "STOPPING=1");
-        if (r == -ETIMEDOUT)
+        if (r == -ETIMEDOUT) {
+                lock_fd = instance_lock_release(lock_fd);
                 _exit(EXIT_SUCCESS); /* workers stuck in abandoned events: do not join */
+        }
         manager_free(m);
         exec_client_free(settings.exec);
+        /* Last: nothing of ours touches the run directory any more. The
+         * control connections close when the process is gone, after this. */
+        lock_fd = instance_lock_release(lock_fd);
         return r == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

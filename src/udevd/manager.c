@@ -89,6 +89,7 @@ struct manager {
         struct rules *rules;
         struct snapshot_holder snapshots;
         uint64_t last_rules_check;
+        bool run_files_released; /* control socket and queue flag, at exit */
         bool queue_stopped;  /* udevadm control --stop-exec-queue */
         bool links_cleaned;  /* stack directories cleaned since the queue went idle */
 };
@@ -573,7 +574,9 @@ int manager_new(const struct udevd_settings *settings, const struct manager_opti
                 goto fail;
         }
         /* A queue flag, temporary files, records and link claims of vanished
-         * devices left by a crashed instance (udevd/run-repair.h). */
+         * devices left by a crashed instance (udevd/run-repair.h). Safe: main()
+         * holds the single-instance lock, no other daemon runs
+         * (udevd/instance-lock.h). */
         (void)run_repair(&roots, NULL);
 
         m->children_max = settings->children_max ?: udevd_default_children_max();
@@ -667,6 +670,29 @@ int manager_start(struct manager *m)
         return 0;
 }
 
+/* Exit: remove the control socket and the queue flag while they are still
+ * ours, before the process is gone; the control connections stay open until
+ * then (ctrl-server.h), so `udevadm control --exit` returns only after this
+ * and after the process exited. If another daemon's socket is at the path
+ * now, /run/udev is its business: the queue flag is left alone too. */
+static void manager_release_run_files(struct manager *m)
+{
+        bool ours;
+
+        if (m->run_files_released)
+                return;
+        m->run_files_released = true;
+        ours = ctrl_server_free_at_exit(m->ctrl);
+        m->ctrl = NULL;
+        if (!ours) {
+                log_warning("Another daemon serves %s now; leaving %s alone", m->control_path,
+                            m->queue_path);
+                return;
+        }
+        if (unlink(m->queue_path) < 0 && errno != ENOENT)
+                log_warning_errno(errno, "Failed to remove %s: %m", m->queue_path);
+}
+
 static void log_stats(struct manager *m)
 {
         struct listener_stats ls;
@@ -737,10 +763,12 @@ int manager_run(struct manager *m)
                             stuck);
                 log_stats(m);
                 worker_pool_abandon(m->pool);
+                manager_release_run_files(m);
                 return -ETIMEDOUT;
         }
         log_stats(m);
         worker_pool_join(m->pool);
+        manager_release_run_files(m);
         return m->exit_status;
 }
 
@@ -767,6 +795,7 @@ void manager_free(struct manager *m)
         pthread_mutex_destroy(&m->env_lock);
         snapshot_holder_done(&m->snapshots);
         rules_unref(m->rules);
-        (void)unlink(m->queue_path);
+        if (!m->run_files_released)
+                (void)unlink(m->queue_path);
         free(m);
 }

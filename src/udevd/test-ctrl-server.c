@@ -2,7 +2,9 @@
 /* threads: test (single-threaded: the server runs on this thread's loop) */
 /* The control server on a socket in a temporary directory: requests and the
  * PING sync, garbage closing the connection, the connection limit and the
- * replacement of idle connections when it is reached, the socket mode. */
+ * replacement of idle connections when it is reached, the socket mode, the
+ * EXIT connection held open through END, timeouts and the exit, and a socket
+ * another daemon bound at the path left alone. */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/tests.h"
+#include "shared/time-util.h"
 #include "udevd/ctrl-server.h"
 #include "udevd/loop.h"
 
@@ -191,6 +194,84 @@ static void test_idle_connections_give_way(void)
         teardown();
 }
 
+static void test_exit_connection_held(void)
+{
+        int fd, other;
+
+        setup();
+        fd = client();
+        send_msg(fd, CTRL_MSG_EXIT);
+        send_msg(fd, CTRL_MSG_END);
+        spin_short();
+        ASSERT_EQ(handled, 1u);
+        ASSERT_EQ(last_type, CTRL_MSG_EXIT);
+        ASSERT_TRUE(!closed(fd)); /* END does not close it */
+        ctrl_server_sync_done(server, 100);
+        ctrl_server_expire(server, now_usec(CLOCK_MONOTONIC) + 2 * CTRL_CONN_TIMEOUT_USEC);
+        ASSERT_TRUE(!closed(fd)); /* nor a sync, nor the timeout */
+        /* the other connections are served as before */
+        other = client();
+        send_msg(other, CTRL_MSG_RELOAD);
+        send_msg(other, CTRL_MSG_END);
+        spin_short();
+        ASSERT_TRUE(closed(other));
+        ASSERT_TRUE(!closed(fd));
+        close(other);
+        /* at exit: the path goes, the connection stays open until the
+         * process is gone (here: until the end of this test program) */
+        ASSERT_TRUE(ctrl_server_owns_path(server));
+        ASSERT_TRUE(ctrl_server_free_at_exit(server));
+        server = NULL;
+        ASSERT_TRUE(access(path, F_OK) < 0);
+        ASSERT_TRUE(!closed(fd));
+        close(fd);
+        loop_free(loop);
+        rmdir(dir);
+}
+
+static void test_replaced_socket_left_alone(void)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        struct stat st;
+        int newer;
+
+        /* ctrl_server_free(): another daemon's socket at the path stays */
+        setup();
+        ASSERT_EQ(unlink(path), 0);
+        newer = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        ASSERT_TRUE(newer >= 0);
+        strcpy(sa.sun_path, path);
+        ASSERT_EQ(bind(newer, (struct sockaddr *)&sa, sizeof(sa)), 0);
+        ASSERT_TRUE(!ctrl_server_owns_path(server));
+        ctrl_server_free(server);
+        ASSERT_EQ(stat(path, &st), 0);
+        ASSERT_TRUE(S_ISSOCK(st.st_mode));
+        loop_free(loop);
+        ASSERT_EQ(unlink(path), 0);
+        close(newer);
+        rmdir(dir);
+
+        /* ctrl_server_free_at_exit(): same, and it says so */
+        setup();
+        ASSERT_EQ(unlink(path), 0);
+        newer = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        ASSERT_TRUE(newer >= 0);
+        strcpy(sa.sun_path, path);
+        ASSERT_EQ(bind(newer, (struct sockaddr *)&sa, sizeof(sa)), 0);
+        ASSERT_TRUE(!ctrl_server_free_at_exit(server));
+        ASSERT_EQ(stat(path, &st), 0);
+        loop_free(loop);
+        ASSERT_EQ(unlink(path), 0);
+        close(newer);
+        rmdir(dir);
+        /* a path that is gone: nothing to remove, nobody else's */
+        setup();
+        ASSERT_EQ(unlink(path), 0);
+        ASSERT_TRUE(ctrl_server_free_at_exit(server));
+        loop_free(loop);
+        rmdir(dir);
+}
+
 int main(void)
 {
         log_set_max_level(getenv("TEST_DEBUG") ? LOG_DEBUG : LOG_ERR);
@@ -200,5 +281,7 @@ int main(void)
         }
         TEST_RUN(test_requests_and_sync);
         TEST_RUN(test_idle_connections_give_way);
+        TEST_RUN(test_exit_connection_held);
+        TEST_RUN(test_replaced_socket_left_alone);
         return 0;
 }
