@@ -418,7 +418,8 @@ def test_scripts_parse():
 def test_shellcheck():
     if not shutil.which("shellcheck"):
         pytest.skip("shellcheck missing (apt-get install shellcheck)")
-    for p, openrc in shell_scripts("init/openrc") + shell_scripts("init/sysvinit"):
+    for p, openrc in (shell_scripts("init/openrc") + shell_scripts("init/sysvinit") +
+                      shell_scripts("init/initramfs-tools")):
         # openrc-run reads description, extra_started_commands, ... and
         # sets the conf.d keys
         extra = ["-e", "SC2034,SC2154"] if openrc else []
