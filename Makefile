@@ -23,6 +23,7 @@ SANFLAGS  = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno
 BASEFLAGS = -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(PACKAGE_VERSION)"' -Isrc \
             -DTUDEV_RULES_DIR='"$(prefix)/lib/udev/rules.d"' \
             -DTUDEV_PROBE_PATH='"$(probedir)/tudev-probe"' \
+            $(if $(DEFAULT_NET_NAMING_SCHEME),-DDEFAULT_NET_NAMING_SCHEME='"$(DEFAULT_NET_NAMING_SCHEME)"') \
             -fstack-protector-strong -fno-strict-aliasing -g
 ALL_CFLAGS  = $(BASEFLAGS) $(WARNFLAGS) $(SANFLAGS) $(PTHREAD_CFLAGS) \
               $(LIBUDEV_CFLAGS) $(LIBKMOD_CFLAGS) $(CPPFLAGS) $(CFLAGS)

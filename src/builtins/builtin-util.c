@@ -481,15 +481,28 @@ int cmdline_get_key(const char *key, bool value_optional, char **ret)
 #define NAMING_V250 (NAMING_V249 | NAMING_XEN_VIF)
 #define NAMING_V251 (NAMING_V250 | NAMING_BRIDGE_MULTIFUNCTION_SLOT)
 #define NAMING_V252 (NAMING_V251 | NAMING_DEVICETREE_ALIASES)
+#define NAMING_V253 (NAMING_V252 | NAMING_USB_HOST)
+#define NAMING_V254 (NAMING_V253 | NAMING_SR_IOV_R)
+/* v255 drops the v251 rule that kept a bridge's slot for multi-function devices */
+#define NAMING_V255 (NAMING_V254 & ~NAMING_BRIDGE_MULTIFUNCTION_SLOT)
+#define NAMING_V257 (NAMING_V255 | NAMING_FIRMWARE_NODE_SUN | NAMING_DEVICETREE_PORT_ALIASES)
 
+#define SCHEME(v) { "v" #v, NAMING_V##v, v }
 static const struct naming_scheme schemes[] = {
-        { "v238", NAMING_V238 }, { "v239", NAMING_V239 }, { "v240", NAMING_V240 },
-        { "v241", NAMING_V241 }, { "v243", NAMING_V243 }, { "v245", NAMING_V245 },
-        { "v247", NAMING_V247 }, { "v249", NAMING_V249 }, { "v250", NAMING_V250 },
-        { "v251", NAMING_V251 }, { "v252", NAMING_V252 },
+        SCHEME(238), SCHEME(239), SCHEME(240), SCHEME(241), SCHEME(243), SCHEME(245),
+        SCHEME(247), SCHEME(249), SCHEME(250), SCHEME(251), SCHEME(252), SCHEME(253),
+        SCHEME(254), SCHEME(255), SCHEME(257),
 };
 
-#define DEFAULT_NET_NAMING_SCHEME "latest"
+/* configure --with-default-net-naming-scheme=NAME (Makefile: -D...) */
+#ifndef DEFAULT_NET_NAMING_SCHEME
+#define DEFAULT_NET_NAMING_SCHEME "v252"
+#endif
+
+const char *naming_scheme_default_name(void)
+{
+        return DEFAULT_NET_NAMING_SCHEME;
+}
 
 const struct naming_scheme *naming_scheme_from_name(const char *name)
 {
@@ -511,7 +524,7 @@ static void scheme_init(void)
         _cleanup_free_ char *cmdline = NULL;
         const char *e, *k;
 
-        (void)cmdline_get_key("net.naming-scheme", false, &cmdline);
+        (void)cmdline_get_key("net.naming_scheme", false, &cmdline);
         e = getenv("NET_NAMING_SCHEME");
         if (e)
                 /* a leading ':' gives the kernel command line precedence */
@@ -527,6 +540,8 @@ static void scheme_init(void)
                 log_warning("Unknown interface naming scheme '%s' requested, ignoring.", k);
         }
         scheme_cache = naming_scheme_from_name(DEFAULT_NET_NAMING_SCHEME);
+        if (!scheme_cache) /* a bad configure value cannot get this far, but be safe */
+                scheme_cache = naming_scheme_from_name("latest");
         log_info("Using default interface naming scheme '%s'.", scheme_cache->name);
 }
 

@@ -67,7 +67,7 @@ int cmdline_get_key(const char *key, bool value_optional, char **ret);
  * else -EINVAL. */
 int parse_boolean(const char *s);
 
-/* ---- net_id naming schemes (systemd 252's netif-naming-scheme.h) ---- */
+/* ---- net_id naming schemes (systemd's netif-naming-scheme.h, v238 ... v257) ---- */
 
 enum {
         NAMING_SR_IOV_V = 1u << 0,
@@ -86,20 +86,43 @@ enum {
         NAMING_XEN_VIF = 1u << 13,
         NAMING_BRIDGE_MULTIFUNCTION_SLOT = 1u << 14,
         NAMING_DEVICETREE_ALIASES = 1u << 15,
+        NAMING_USB_HOST = 1u << 16,             /* v253: USB not behind PCI gets a path name */
+        NAMING_SR_IOV_R = 1u << 17,             /* v254: "r<VF>" for SR-IOV representors */
+        NAMING_FIRMWARE_NODE_SUN = 1u << 18,    /* v257: slot from firmware_node/sun */
+        NAMING_DEVICETREE_PORT_ALIASES = 1u << 19, /* v257: of_node of the interface itself */
 };
 
 struct naming_scheme {
         const char *name;
         unsigned flags;
+        unsigned version; /* 238 ... 257 */
 };
 
-/* "v238" ... "v252", or "latest" (= v252); NULL if unknown. */
+/* "v238" ... "v255", "v257" (there is no v256 scheme), or "latest" (= the
+ * newest, v257); NULL if unknown. */
 const struct naming_scheme *naming_scheme_from_name(const char *name);
-/* The scheme in effect: net.naming-scheme= on the kernel command line and
- * $NET_NAMING_SCHEME (a leading ':' gives the command line precedence), else
- * the default v252. Determined once per process (thread-safe). */
+/* The default scheme's name as configured (configure
+ * --with-default-net-naming-scheme=NAME, a scheme name or "latest"; "v252"
+ * unless configured otherwise). */
+const char *naming_scheme_default_name(void);
+/* The scheme in effect, decided as systemd does: $NET_NAMING_SCHEME if set
+ * (a leading ':' lets net.naming_scheme= on the kernel command line win),
+ * else net.naming_scheme= on the kernel command line ('-' and '_' alike),
+ * else the configured default (an unknown request is warned about and the
+ * default used). Logs "Using interface naming scheme 'vNNN'." or "Using
+ * default interface naming scheme 'vNNN'." once. Determined once per process
+ * (thread-safe). */
 const struct naming_scheme *naming_scheme(void);
 static inline bool naming_scheme_has(unsigned flags)
 {
         return (naming_scheme()->flags & flags) == flags;
+}
+/* Which systemd the builtins' other details follow (path_id's
+ * ID_PATH_WITH_USB_REVISION and its refusal of a device without subsystem,
+ * net_id's property order and hexadecimal dev_id): systemd 257 with a scheme
+ * of v253 or later, systemd 252 with v252 or earlier, so that a system kept
+ * on v252 gets exactly systemd 252's properties. */
+static inline bool builtins_follow_systemd_257(void)
+{
+        return naming_scheme()->version > 252;
 }

@@ -28,6 +28,7 @@ static const struct {
         [BUILTIN_PATH_ID] = { "path_id", builtin_path_id },
         [BUILTIN_USB_ID] = { "usb_id", builtin_usb_id },
         [BUILTIN_UACCESS] = { "uaccess", builtin_uaccess },
+        [BUILTIN_NET_DRIVER] = { "net_driver", builtin_net_driver },
 };
 
 enum builtin_id builtin_lookup(const char *name)

@@ -20,6 +20,8 @@ enum builtin_id {
         BUILTIN_PATH_ID,
         BUILTIN_USB_ID,
         BUILTIN_UACCESS,
+        /* last: a word "net" still finds net_id first (systemd 252's order) */
+        BUILTIN_NET_DRIVER,
         _BUILTIN_MAX,
         _BUILTIN_INVALID = -1,
 };

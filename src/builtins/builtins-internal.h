@@ -34,6 +34,7 @@ int builtin_hwdb(struct udev_event *ev, int argc, char *argv[], bool test);
 int builtin_input_id(struct udev_event *ev, int argc, char *argv[], bool test);
 int builtin_keyboard(struct udev_event *ev, int argc, char *argv[], bool test);
 int builtin_kmod(struct udev_event *ev, int argc, char *argv[], bool test);
+int builtin_net_driver(struct udev_event *ev, int argc, char *argv[], bool test);
 int builtin_net_id(struct udev_event *ev, int argc, char *argv[], bool test);
 int builtin_net_setup_link(struct udev_event *ev, int argc, char *argv[], bool test);
 int builtin_path_id(struct udev_event *ev, int argc, char *argv[], bool test);

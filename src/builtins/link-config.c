@@ -347,6 +347,9 @@ void link_config_free(struct link_config *c)
         strv_free(c->alt_names);
         free(c->alt_names_policy);
         free(c->alias);
+        strv_free(c->properties);
+        strv_free(c->import_properties);
+        strv_free(c->unset_properties);
         free(c);
 }
 
@@ -885,6 +888,371 @@ static int p_ignored(struct parse_ctx *p, const char *k, const char *v, void *d)
         return 0;
 }
 
+/* ---- systemd 256's udev property keys ---- */
+
+bool link_property_can_set(const char *name)
+{
+        static const char *const owned[] = {
+                "ACTION", "SEQNUM", "SYNTH_UUID", "DEVPATH", "DEVPATH_OLD", "SUBSYSTEM",
+                "DEVTYPE", "DRIVER", "MODALIAS", "DEVNAME", "DEVMODE", "DEVUID", "DEVGID",
+                "MAJOR", "MINOR", "DISKSEQ", "PARTN", "IFINDEX", "INTERFACE", "DEVLINKS",
+                "TAGS", "CURRENT_TAGS", "USEC_INITIALIZED", "UDEV_DATABASE_VERSION",
+        };
+
+        if (!name)
+                return false;
+        for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
+                if (streq(name, owned[i]))
+                        return false;
+        return !strneq(name, "SYNTH_ARG_", STRLEN("SYNTH_ARG_"));
+}
+
+static bool env_name_valid(const char *s)
+{
+        size_t n = strlen(s);
+        char *t;
+        bool ok;
+
+        if (n == 0)
+                return false;
+        t = malloc(n + 2);
+        if (!t)
+                return false;
+        memcpy(t, s, n);
+        t[n] = '=';
+        t[n + 1] = '\0';
+        ok = env_assignment_valid(t) && !strchr(s, '=');
+        free(t);
+        return ok;
+}
+
+/* First line of a small file, without the newline; NULL on error (errno). */
+static char *read_first_line(const char *path)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t len;
+        int r;
+
+        r = read_file_bounded(path, 4096, &buf, &len);
+        if (r < 0) {
+                errno = -r;
+                return NULL;
+        }
+        buf[strcspn(buf, "\n")] = '\0';
+        return strdup(buf);
+}
+
+/* KEY=VALUE from /etc/os-release (else /usr/lib/os-release), unquoted;
+ * "" if absent. NULL on error (errno). */
+static char *os_release_field(const char *key)
+{
+        static const char *const files[] = { "/etc/os-release", "/usr/lib/os-release" };
+        size_t klen = strlen(key);
+
+        for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+                _cleanup_free_ char *buf = NULL;
+                size_t len;
+                char *line, *save = NULL;
+
+                if (read_file_bounded(files[i], 65536, &buf, &len) < 0)
+                        continue;
+                for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                        char *v;
+                        size_t vl;
+
+                        line += strspn(line, WHITESPACE);
+                        if (!strneq(line, key, klen) || line[klen] != '=')
+                                continue;
+                        v = line + klen + 1;
+                        vl = strlen(v);
+                        while (vl > 0 && is_ws(v[vl - 1]))
+                                v[--vl] = '\0';
+                        if (vl >= 2 && (v[0] == '"' || v[0] == '\'') && v[vl - 1] == v[0]) {
+                                v[vl - 1] = '\0';
+                                v++;
+                        }
+                        return strdup(v);
+                }
+                return strdup("");
+        }
+        return strdup("");
+}
+
+static char *spec_hostname(bool short_name)
+{
+        char host[256];
+
+        if (gethostname(host, sizeof(host) - 1) < 0)
+                return NULL;
+        host[sizeof(host) - 1] = '\0';
+        if (short_name)
+                host[strcspn(host, ".")] = '\0';
+        return strdup(host);
+}
+
+/* PRETTY_HOSTNAME= of /etc/machine-info, else the host name. */
+static char *spec_pretty_hostname(void)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t len;
+
+        if (read_file_bounded("/etc/machine-info", 65536, &buf, &len) >= 0) {
+                char *save = NULL;
+
+                for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+                        if (strneq(l, "PRETTY_HOSTNAME=", 16)) {
+                                char *v = l + 16;
+                                size_t vl = strlen(v);
+
+                                if (vl >= 2 && (v[0] == '"' || v[0] == '\'') && v[vl - 1] == v[0]) {
+                                        v[vl - 1] = '\0';
+                                        v++;
+                                }
+                                if (*v)
+                                        return strdup(v);
+                        }
+        }
+        return spec_hostname(false);
+}
+
+static char *spec_tmp(bool var)
+{
+        const char *e = getenv("TMPDIR");
+
+        if (e && e[0] == '/')
+                return strdup(e);
+        return strdup(var ? "/var/tmp" : "/tmp");
+}
+
+static const char *architecture(void);
+
+/* The value of one specifier letter; NULL with errno set on failure
+ * (EBADSLT: unknown letter). */
+static char *specifier_value(char c)
+{
+        struct utsname u;
+        char *s;
+
+        switch (c) {
+        case '%':
+                return strdup("%");
+        case 'a':
+                return strdup(architecture() ? architecture() : "");
+        case 'A':
+                return os_release_field("IMAGE_VERSION");
+        case 'b':
+                s = read_first_line("/proc/sys/kernel/random/boot_id");
+                if (s) /* systemd formats the boot ID without dashes */
+                        for (char *r = s, *w = s;; r++)
+                                if (*r != '-' && !(*w++ = *r))
+                                        break;
+                return s;
+        case 'B':
+                return os_release_field("BUILD_ID");
+        case 'H':
+                return spec_hostname(false);
+        case 'l':
+                return spec_hostname(true);
+        case 'm':
+                s = read_first_line("/etc/machine-id");
+                if (s && strlen(s) != 32) {
+                        free(s);
+                        errno = ENOMEDIUM;
+                        return NULL;
+                }
+                return s;
+        case 'M':
+                return os_release_field("IMAGE_ID");
+        case 'o':
+                return os_release_field("ID");
+        case 'q':
+                return spec_pretty_hostname();
+        case 'T':
+                return spec_tmp(false);
+        case 'v':
+                if (uname(&u) < 0)
+                        return NULL;
+                return strdup(u.release);
+        case 'V':
+                return spec_tmp(true);
+        case 'w':
+                return os_release_field("VERSION_ID");
+        case 'W':
+                return os_release_field("VARIANT_ID");
+        default:
+                errno = EBADSLT;
+                return NULL;
+        }
+}
+
+int link_specifier_expand(const char *in, char **ret)
+{
+        size_t cap = strlen(in) + 1, n = 0;
+        char *out = malloc(cap);
+
+        if (!out)
+                return -ENOMEM;
+        for (const char *p = in; *p; p++) {
+                _cleanup_free_ char *v = NULL;
+                const char *add;
+                char one[2] = { *p, 0 };
+                size_t l;
+
+                if (*p == '%') {
+                        if (!p[1]) { /* a trailing '%' stays as it is */
+                                add = "%";
+                        } else {
+                                errno = 0;
+                                v = specifier_value(*++p);
+                                if (!v) {
+                                        int e = errno ? errno : ENOMEM;
+
+                                        free(out);
+                                        return -e;
+                                }
+                                add = v;
+                        }
+                } else {
+                        add = one;
+                }
+                l = strlen(add);
+                if (n + l + 1 > cap) {
+                        char *t;
+
+                        cap = (n + l + 1) * 2;
+                        t = realloc(out, cap);
+                        if (!t) {
+                                free(out);
+                                return -ENOMEM;
+                        }
+                        out = t;
+                }
+                memcpy(out + n, add, l);
+                n += l;
+        }
+        out[n] = '\0';
+        *ret = out;
+        return 0;
+}
+
+/* Replace the entry with the same "KEY=" in *l, or append (takes `s`). */
+static int strv_env_replace(strv_t *l, char *s)
+{
+        size_t klen = strcspn(s, "=") + 1;
+
+        for (char **e = *l; e && *e; e++)
+                if (strneq(*e, s, klen)) {
+                        free(*e);
+                        *e = s;
+                        return 0;
+                }
+        return strv_push(l, s);
+}
+
+/* Link.Property= (names = false) and ImportProperty=/UnsetProperty= (names). */
+static int parse_udev_properties(struct parse_ctx *p, const char *v, strv_t *l, bool names)
+{
+        const char *cur = v;
+
+        if (!*v) {
+                strv_free(*l);
+                *l = NULL;
+                return 0;
+        }
+        for (;;) {
+                char *w = NULL, *res = NULL;
+                int r = extract_word(&cur, &w, EXTRACT_CUNESCAPE | EXTRACT_UNQUOTE);
+
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        syntax_warning(p, "Invalid syntax, ignoring assignment: %s", v);
+                        return 0;
+                }
+                if (r == 0)
+                        return 0;
+                r = link_specifier_expand(w, &res);
+                if (r == -ENOMEM) {
+                        free(w);
+                        return r;
+                }
+                if (r < 0) {
+                        errno = -r;
+                        syntax_warning(p, "Failed to resolve specifiers in %s, ignoring "
+                                       "assignment: %m", w);
+                        free(w);
+                        continue;
+                }
+                if (names) {
+                        if (!env_name_valid(res) || !link_property_can_set(res)) {
+                                syntax_warning(p, "Invalid udev property name, ignoring "
+                                               "assignment: %s", res);
+                                free(w);
+                                free(res);
+                                continue;
+                        }
+                        free(w);
+                        r = strv_push(l, res);
+                } else {
+                        char *key;
+
+                        if (!env_assignment_valid(res)) {
+                                syntax_warning(p, "Invalid udev property, ignoring "
+                                               "assignment: %s", w);
+                                free(w);
+                                free(res);
+                                continue;
+                        }
+                        key = strndup(res, strcspn(res, "="));
+                        if (!key) {
+                                free(w);
+                                free(res);
+                                return -ENOMEM;
+                        }
+                        if (!link_property_can_set(key)) {
+                                syntax_warning(p, "Invalid udev property name '%s', ignoring "
+                                               "assignment: %s", key, res);
+                                free(key);
+                                free(w);
+                                free(res);
+                                continue;
+                        }
+                        free(key);
+                        free(w);
+                        r = strv_env_replace(l, res);
+                }
+                if (r < 0)
+                        return r;
+        }
+}
+
+static int p_udev_property(struct parse_ctx *p, const char *k, const char *v, void *d)
+{
+        (void)k;
+        return parse_udev_properties(p, v, d, false);
+}
+
+static int p_udev_property_name(struct parse_ctx *p, const char *k, const char *v, void *d)
+{
+        (void)k;
+        return parse_udev_properties(p, v, d, true);
+}
+
+/* Keys of systemd 256+ tudev does not apply: one info message per file. */
+static const char *const ignored_new_link_keys[] = {
+        "ReceivePacketSteeringCPUMask",
+};
+
+static int p_ignored_new(struct parse_ctx *p, const char *k, unsigned bit)
+{
+        if (!(p->c->warned & (1u << bit))) {
+                p->c->warned |= 1u << bit;
+                log_info("%s:%u: %s= (systemd 256) is not applied by tudev, ignoring.", p->file,
+                         p->line, k);
+        }
+        return 0;
+}
+
 #define OFF(field) ((size_t)offsetof(struct link_config, field))
 #define NOFF ((size_t)-1)
 
@@ -911,6 +1279,9 @@ static const struct key_def {
         { "Match", "Architecture", p_condition, NOFF, LINK_COND_ARCHITECTURE },
         { "Match", "Firmware", p_condition, NOFF, LINK_COND_FIRMWARE },
         { "Link", "Description", p_string, OFF(description), 0 },
+        { "Link", "Property", p_udev_property, OFF(properties), 0 },
+        { "Link", "ImportProperty", p_udev_property_name, OFF(import_properties), 0 },
+        { "Link", "UnsetProperty", p_udev_property_name, OFF(unset_properties), 0 },
         { "Link", "MACAddressPolicy", p_mac_policy, NOFF, 0 },
         { "Link", "MACAddress", p_mac, NOFF, 0 },
         { "Link", "NamePolicy", p_name_policy, NOFF, 0 },
@@ -963,6 +1334,10 @@ static int assign(struct parse_ctx *p, const char *section, const char *key, con
                                                 (char *)p->c + keys[i].offset;
                 return keys[i].parse(p, key, value, data);
         }
+        if (streq(section, "Link"))
+                for (size_t i = 0; i < ARRAY_SIZE(ignored_new_link_keys); i++)
+                        if (streq(key, ignored_new_link_keys[i]))
+                                return p_ignored_new(p, key, (unsigned)i);
         if (streq(section, "Link"))
                 for (size_t i = 0; i < ARRAY_SIZE(ignored_link_keys); i++)
                         if (streq(key, ignored_link_keys[i]))

@@ -7,9 +7,16 @@
  * config parser's line rules, [Match] evaluation and the [Link] keys tudev
  * applies (Name, NamePolicy, AlternativeName, AlternativeNamesPolicy,
  * MACAddressPolicy, MACAddress, Alias, MTUBytes, TransmitQueueLength,
- * TransmitQueues, ReceiveQueues, GenericSegmentOffloadMax*). Every other
- * systemd 252 [Link]/[SR-IOV] key is accepted and ignored (debug log);
- * unknown keys and sections are warned about as systemd does.
+ * TransmitQueues, ReceiveQueues, GenericSegmentOffloadMax*, and systemd
+ * 256's Property, ImportProperty and UnsetProperty, which net_setup_link
+ * applies to the event's properties). Every other systemd 252 [Link]/[SR-IOV]
+ * key is accepted and ignored (debug log); systemd 256's
+ * ReceivePacketSteeringCPUMask is accepted and ignored with one info message
+ * per file; unknown keys and sections are warned about as systemd does.
+ * Property=, ImportProperty= and UnsetProperty= resolve the specifiers of
+ * systemd.link(5) (%a %A %b %B %H %l %m %M %o %q %T %v %V %w %W %%) when the
+ * file is loaded; a word with an unknown or unresolvable specifier is
+ * ignored with a warning.
  *
  * Search path (first directory wins for a basename): /etc/systemd/network,
  * /run/systemd/network, /usr/local/lib/systemd/network,
@@ -79,6 +86,11 @@ struct link_config {
         uint32_t mtu;                   /* 0 = unset */
         uint64_t gso_max_size;          /* 0 = unset */
         uint32_t gso_max_segments;      /* 0 = unset */
+        /* systemd 256+: udev properties (specifiers resolved at load time) */
+        strv_t properties;              /* Property=: "KEY=VALUE", one per key, in order */
+        strv_t import_properties;       /* ImportProperty=: names */
+        strv_t unset_properties;        /* UnsetProperty=: names */
+        unsigned warned;                /* ignored-key warnings given for this file */
         struct link_config *next;
 };
 
@@ -104,6 +116,15 @@ uint64_t link_config_fingerprint(void);
  * <0 error. */
 int link_config_parse_file(const char *path, struct link_config **ret);
 void link_config_free(struct link_config *c);
+
+/* systemd's device_property_can_set(): false for the names the kernel or
+ * udevd own (ACTION, SEQNUM, DEVPATH, SUBSYSTEM, DEVNAME, IFINDEX, TAGS, ...,
+ * SYNTH_ARG_*). */
+bool link_property_can_set(const char *name);
+/* Resolve the specifiers listed above in `in`. 0 and *ret (caller frees),
+ * -EBADSLT for an unknown specifier, -ENOENT/-errno when one cannot be
+ * resolved (no machine-id, ...), -ENOMEM. */
+int link_specifier_expand(const char *in, char **ret);
 
 /* What [Match] is evaluated against. */
 struct link_match_input {

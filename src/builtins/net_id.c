@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no mutable global state; the naming scheme is fixed once) */
 /* net_id: predictable network interface names (../shared/docs/builtins.md §9)
- * for systemd 252's naming schemes: ID_NET_NAMING_SCHEME, ID_NET_NAME_MAC
+ * for the naming schemes v238 ... v257 (builtin-util.h): ID_NET_NAMING_SCHEME, ID_NET_NAME_MAC
  * (+ ID_OUI_FROM_DATABASE via the hwdb builtin), ID_NET_NAME_ONBOARD,
  * ID_NET_LABEL_ONBOARD, ID_NET_NAME_SLOT and ID_NET_NAME_PATH for PCI, USB,
  * BCMA, CCW, VIO, Xen, ACPI platform, netdevsim and devicetree devices. */
@@ -181,12 +181,19 @@ static bool is_valid_onboard_index(unsigned long long idx)
                                                               : ONBOARD_14BIT_INDEX_MAX);
 }
 
-/* "n<phys_port_name>" or "d<dev_port>" suffix */
+/* "n<phys_port_name>" or "d<dev_port>" suffix; from v254 an SR-IOV
+ * representor (phys_port_name "pf<P>vf<V>") gets "r<V>" instead. */
 static void port_suffix(struct sbuf *b, const struct link_info *info, unsigned long long dev_port)
 {
-        if (info->phys_port_name && info->phys_port_name[0])
-                sbuf_add(b, "n%s", info->phys_port_name);
-        else if (dev_port > 0)
+        if (info->phys_port_name && info->phys_port_name[0]) {
+                int vf = -1;
+
+                if (naming_scheme_has(NAMING_SR_IOV_R) &&
+                    sscanf(info->phys_port_name, "pf%*uvf%d", &vf) == 1 && vf >= 0)
+                        sbuf_add(b, "r%d", vf);
+                else
+                        sbuf_add(b, "n%s", info->phys_port_name);
+        } else if (dev_port > 0)
                 sbuf_add(b, "d%llu", dev_port);
 }
 
@@ -332,6 +339,22 @@ static long slot_of_device(struct device_ctx *ctx, struct device *pci_bus, DIR *
         return 0;
 }
 
+/* firmware_node/sun (ACPI _SUN, "slot user number"): 0 and *ret, or -errno. */
+static int firmware_node_sun(struct device *d, uint32_t *ret)
+{
+        const char *attr;
+        int r;
+
+        r = device_get_sysattr(d, "firmware_node/sun", &attr);
+        if (r < 0)
+                return r;
+        r = parse_atou32(attr, ret);
+        if (r < 0)
+                log_warning_errno(r, "%s: Failed to parse firmware_node/sun '%s', ignoring: %m",
+                                  device_sysname(d), attr);
+        return r;
+}
+
 static void pci_slot_name(struct device *dev, const struct link_info *info, struct net_names *n,
                           unsigned domain, unsigned func, uint32_t slot,
                           unsigned long long dev_port)
@@ -359,9 +382,10 @@ static unsigned long long pci_dev_port(struct device *dev, const struct link_inf
         if (parse_atollu_full(attr, 10, &dev_port) < 0)
                 log_debug("%s: Failed to parse attribute dev_port, ignoring", device_sysname(dev));
         /* old IPoIB drivers put the port into dev_id */
+        /* systemd 257 reads it as C does ("0x1"), systemd 252 as decimal */
         if (dev_port == 0 && info->iftype == ARPHRD_INFINIBAND &&
             device_get_sysattr(dev, "dev_id", &attr) >= 0 &&
-            parse_atollu_full(attr, 10, &dev_port) < 0)
+            parse_atollu_full(attr, builtins_follow_systemd_257() ? 0 : 10, &dev_port) < 0)
                 log_debug("%s: Failed to parse attribute dev_id, ignoring", device_sysname(dev));
         return dev_port;
 }
@@ -374,6 +398,7 @@ static int dev_pci_slot(struct device_ctx *ctx, struct device *dev, const struct
         struct device *pci_bus, *hp;
         struct sbuf b = { n->pci_path, sizeof(n->pci_path) };
         uint32_t hotplug_slot = 0;
+        bool found = false;
         char path[PATH_MAX];
         DIR *dir;
         int r;
@@ -407,11 +432,25 @@ static int dev_pci_slot(struct device_ctx *ctx, struct device *dev, const struct
         for (hp = n->pcidev; hp;) {
                 long s;
 
+                /* v257: the firmware's _SUN of the device or of a bridge above it */
+                if (naming_scheme_has(NAMING_FIRMWARE_NODE_SUN) &&
+                    firmware_node_sun(hp, &hotplug_slot) >= 0) {
+                        /* a bridge's slot would be claimed by every device behind it */
+                        if (naming_scheme_has(NAMING_BRIDGE_NO_SLOT) && is_pci_bridge(hp) &&
+                            (!naming_scheme_has(NAMING_BRIDGE_MULTIFUNCTION_SLOT) ||
+                             is_pci_multifunction(n->pcidev) <= 0)) {
+                                r = -1;
+                                break;
+                        }
+                        found = true;
+                        break;
+                }
                 r = hotplug_slot_from_function_id(hp, dirfd(dir), &hotplug_slot);
                 if (r < 0)
                         break;
                 if (r > 0) {
                         domain = 0; /* 1:1 between function and slot */
+                        found = true;
                         break;
                 }
                 s = slot_of_device(ctx, pci_bus, dir, hp, n);
@@ -421,13 +460,14 @@ static int dev_pci_slot(struct device_ctx *ctx, struct device *dev, const struct
                 }
                 if (s > 0) {
                         hotplug_slot = (uint32_t)s;
+                        found = true;
                         break;
                 }
                 if (device_get_parent_with_subsystem_devtype(hp, "pci", NULL, &hp) < 0)
                         break;
         }
         closedir(dir);
-        if (r >= 0 && hotplug_slot > 0)
+        if (r >= 0 && found)
                 pci_slot_name(dev, info, n, domain, func, hotplug_slot, dev_port);
         return 0;
 }
@@ -579,14 +619,21 @@ static int dev_devicetree_onboard(struct device_ctx *ctx, struct device *dev, st
 
         if (!naming_scheme_has(NAMING_DEVICETREE_ALIASES))
                 return 0;
-        if (!parent)
-                return -ENOENT;
-        if ((size_t)snprintf(path, sizeof(path), "%s/of_node", device_syspath(parent)) >=
-            sizeof(path))
-                return -ENAMETOOLONG;
-        ofnode = realpath(path, NULL);
-        if (!ofnode)
-                return -errno;
+        /* v257: a port of a multi-port controller has an of_node of its own */
+        if (naming_scheme_has(NAMING_DEVICETREE_PORT_ALIASES) &&
+            (size_t)snprintf(path, sizeof(path), "%s/of_node", device_syspath(dev)) <
+                    sizeof(path))
+                ofnode = realpath(path, NULL);
+        if (!ofnode) {
+                if (!parent)
+                        return -ENOENT;
+                if ((size_t)snprintf(path, sizeof(path), "%s/of_node", device_syspath(parent)) >=
+                    sizeof(path))
+                        return -ENAMETOOLONG;
+                ofnode = realpath(path, NULL);
+                if (!ofnode)
+                        return -errno;
+        }
         r = devicetree_base(ctx, base, sizeof(base));
         if (r < 0)
                 return r;
@@ -880,12 +927,17 @@ static int pci_based_names(struct udev_event *ev, bool test, const char *prefix,
         int r = 0;
 
         if (n->type == NET_PCI) {
-                if (n->pci_onboard[0])
+                const char *lp = naming_scheme_has(NAMING_LABEL_NOPREFIX) ? "" : prefix;
+                bool label_first = builtins_follow_systemd_257(); /* systemd 257's order */
+
+                if (label_first && n->pci_onboard_label)
+                        r = add_name(ev, test, "ID_NET_LABEL_ONBOARD", lp, n->pci_onboard_label,
+                                     "");
+                if (r >= 0 && n->pci_onboard[0])
                         r = add_name(ev, test, "ID_NET_NAME_ONBOARD", prefix, n->pci_onboard, "");
-                if (r >= 0 && n->pci_onboard_label)
-                        r = add_name(ev, test, "ID_NET_LABEL_ONBOARD",
-                                     naming_scheme_has(NAMING_LABEL_NOPREFIX) ? "" : prefix,
-                                     n->pci_onboard_label, "");
+                if (r >= 0 && !label_first && n->pci_onboard_label)
+                        r = add_name(ev, test, "ID_NET_LABEL_ONBOARD", lp, n->pci_onboard_label,
+                                     "");
                 if (r >= 0 && n->pci_path[0])
                         r = add_name(ev, test, "ID_NET_NAME_PATH", prefix, n->pci_path, "");
                 if (r >= 0 && n->pci_slot[0])
@@ -990,6 +1042,9 @@ int builtin_net_id(struct udev_event *ev, int argc, char *argv[], bool test)
                 r = add_name(ev, test, "ID_NET_NAME_SLOT", prefix, n->xen_slot, "");
         else if (names_pci(ev->ctx, dev, &info, n) >= 0)
                 r = pci_based_names(ev, test, prefix, n);
+        else if (naming_scheme_has(NAMING_USB_HOST) && names_usb(dev, n) >= 0)
+                /* v253: a USB device on a host controller that is not on PCI */
+                r = add_name(ev, test, "ID_NET_NAME_PATH", prefix, n->usb_ports, "");
 out:
         free(n);
         return r < 0 ? r : 0;

@@ -598,6 +598,51 @@ static void apply_alternative_names(struct nsl_state *s, struct link *l)
                                "AlternativeNamesPolicy=, ignoring: %m", l->ifname);
 }
 
+/* The previous database record's value of `key`, or NULL. */
+static const char *old_db_property(const struct udev_event *ev, const char *key)
+{
+        size_t klen = strlen(key);
+        const char *found = NULL;
+
+        if (!ev->old_db)
+                return NULL;
+        /* a later "E:" line of a key wins, as in db_read() */
+        for (size_t i = 0; i < ev->old_db->properties.n; i++) {
+                const char *e = ev->old_db->properties.items[i];
+
+                if (strneq(e, key, klen) && e[klen] == '=')
+                        found = e + klen + 1;
+        }
+        return found;
+}
+
+/* systemd 256's [Link] ImportProperty=, Property=, UnsetProperty=, in that
+ * order (a property both imported and set takes Property='s value; unset
+ * wins over both). Failures are ignored as systemd ignores them. */
+static void apply_udev_properties(struct link *l, bool test)
+{
+        const struct link_config *c = l->config;
+        struct udev_event *ev = l->ev;
+
+        for (char **p = c->import_properties; p && *p; p++) {
+                const char *v = old_db_property(ev, *p);
+
+                if (v)
+                        (void)builtin_add_property(ev, test, *p, v);
+        }
+        for (char **p = c->properties; p && *p; p++) {
+                const char *eq = strchr(*p, '=');
+                char *key = eq ? strndup(*p, (size_t)(eq - *p)) : NULL;
+
+                if (!key)
+                        continue;
+                (void)builtin_add_property(ev, test, key, eq + 1);
+                free(key);
+        }
+        for (char **p = c->unset_properties; p && *p; p++)
+                (void)builtin_add_property(ev, test, *p, NULL);
+}
+
 static void apply_config(struct nsl_state *s, struct link *l, bool test)
 {
         enum uevent_action a = l->ev->action;
@@ -613,6 +658,7 @@ static void apply_config(struct nsl_state *s, struct link *l, bool test)
         generate_new_name(l);
         if (!test)
                 apply_alternative_names(s, l);
+        apply_udev_properties(l, test);
 }
 
 int builtin_net_setup_link(struct udev_event *ev, int argc, char *argv[], bool test)

@@ -2,7 +2,11 @@
 /* threads: any (no global state; everything lives in the event's device_ctx) */
 /* path_id: a persistent path of a device from the chain of its parents
  * (../shared/docs/builtins.md §3), as systemd 252 composes it: ID_PATH,
- * ID_PATH_TAG and ID_PATH_ATA_COMPAT. */
+ * ID_PATH_TAG and ID_PATH_ATA_COMPAT; when builtins_follow_systemd_257()
+ * (a naming scheme of v253 or later) also systemd 257's
+ * ID_PATH_WITH_USB_REVISION (USB devices: the root hub's
+ * revision in the path, "...-usbv2-0:1:1.0"; ID_PATH and its tag keep the
+ * plain "-usb-0:..."). */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -30,6 +34,7 @@ struct path_walk {
         char *compat;       /* owned, ID_PATH_ATA_COMPAT; set by the ATA handler */
         bool supported_parent;
         bool supported_transport;
+        bool usb_revision;  /* compose "usbv<N>" (builtins_follow_systemd_257()) */
         int error;          /* first allocation failure */
 };
 
@@ -398,18 +403,75 @@ static void handle_scsi_tape(struct path_walk *w, struct device *d)
                 prepend(w, &w->path, "st%c", name[2]);
 }
 
+/* The USB revision (1, 2 or 3) of a root hub, from its hub protocol
+ * (bDeviceProtocol, hex): 1 or 2 (high speed with one or several TTs) -> 2,
+ * 3 (super speed) -> 3, 0 (no TT) -> 2 at "480" Mbit/s, else 1; -errno if
+ * unknown. (Checked against systemd 257's udevadm over fake trees.) */
+static int usb_revision(struct device *hub)
+{
+        const char *s;
+        unsigned long long proto;
+        int r;
+
+        r = device_get_sysattr(hub, "bDeviceProtocol", &s);
+        if (r < 0)
+                return r;
+        r = parse_atollu_full(s, 16, &proto);
+        if (r < 0)
+                return r;
+        switch (proto) {
+        case 0:
+                r = device_get_sysattr(hub, "speed", &s);
+                if (r < 0)
+                        return r;
+                return streq(s, "480") ? 2 : 1;
+        case 1:
+        case 2:
+                return 2;
+        case 3:
+                return 3;
+        default:
+                return -EPROTONOSUPPORT;
+        }
+}
+
 static struct device *handle_usb(struct path_walk *w, struct device *d)
 {
+        struct device *root;
         const char *port;
+        int rev;
 
         if (!devtype_is(d, "usb_interface") && !devtype_is(d, "usb_device"))
                 return d;
         port = strchr(device_sysname(d), '-');
         if (!port)
                 return d;
-        /* the bus number may change; the rest is topology */
-        prepend(w, &w->path, "usb-0:%s", port + 1);
-        return skip_subsystem(d, "usb");
+        root = skip_subsystem(d, "usb");
+        /* the bus number may change; the rest is topology. From systemd 255 the
+         * root hub's USB revision is part of the path ("usbv2-0:1:1.0"); it is
+         * cut out again for ID_PATH (path_split_usb_revision()). */
+        rev = w->usb_revision ? usb_revision(root) : -EOPNOTSUPP;
+        if (rev > 0)
+                prepend(w, &w->path, "usbv%i-0:%s", rev, port + 1);
+        else
+                prepend(w, &w->path, "usb-0:%s", port + 1);
+        return root;
+}
+
+/* If `path` holds "-usbv<digit>-": a copy with it (ID_PATH_WITH_USB_REVISION)
+ * in *with, and the revision removed from `path` ("-usb-"). */
+static int path_split_usb_revision(char *path, char **with)
+{
+        char *p = strstr(path, "-usbv");
+
+        *with = NULL;
+        if (!p || !(p[5] >= '0' && p[5] <= '9') || p[6] != '-')
+                return 0;
+        *with = strdup(path);
+        if (!*with)
+                return -ENOMEM;
+        memmove(p + 4, p + 6, strlen(p + 6) + 1);
+        return 1;
 }
 
 static struct device *handle_bcma(struct path_walk *w, struct device *d)
@@ -586,11 +648,21 @@ static void path_walk_done(struct path_walk *w)
 
 int builtin_path_id(struct udev_event *ev, int argc, char *argv[], bool test)
 {
-        _cleanup_(path_walk_done) struct path_walk w = { .ctx = ev->ctx, .dev = ev->dev };
+        _cleanup_(path_walk_done) struct path_walk w = {
+                .ctx = ev->ctx,
+                .dev = ev->dev,
+                .usb_revision = builtins_follow_systemd_257(),
+        };
+        _cleanup_free_ char *with_rev = NULL;
+        const char *subsys;
         char tag[UDEV_NAME_SIZE];
         int r;
 
         (void)argc, (void)argv;
+        /* systemd 257 wants a subsystem on the device itself (every uevent has
+         * one; only udevadm test-builtin can name a device without) */
+        if (w.usb_revision && device_get_subsystem(ev->dev, &subsys) < 0)
+                return -ENOENT;
         for (struct device *d = ev->dev; d;) {
                 d = walk_step(&w, d);
                 if (w.error)
@@ -607,6 +679,14 @@ int builtin_path_id(struct udev_event *ev, int argc, char *argv[], bool test)
         if (subsystem_is(ev->dev, "block") && !w.supported_transport)
                 return -ENOENT;
 
+        r = path_split_usb_revision(w.path, &with_rev);
+        if (r < 0)
+                return r;
+        if (with_rev) {
+                r = builtin_add_property(ev, test, "ID_PATH_WITH_USB_REVISION", with_rev);
+                if (r < 0)
+                        return r;
+        }
         path_tag(w.path, tag, sizeof(tag));
         r = builtin_add_property(ev, test, "ID_PATH", w.path);
         if (r >= 0)

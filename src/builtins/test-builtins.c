@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "builtins/builtin-util.h"
 #include "builtins/builtin.h"
 #include "device/test-sysfs-fixture.h"
 #include "rules/udev-event.h"
@@ -26,7 +27,12 @@ static void test_table(void)
         ASSERT_EQ(builtin_lookup_prefix("hw", 2), BUILTIN_HWDB);
         ASSERT_EQ(builtin_lookup_prefix("k", 1), BUILTIN_KEYBOARD); /* table order */
         ASSERT_EQ(builtin_lookup_prefix("km", 2), BUILTIN_KMOD);
+        /* "net" still finds net_id first: net_driver sits last in the table */
         ASSERT_EQ(builtin_lookup_prefix("net", 3), BUILTIN_NET_ID);
+        ASSERT_EQ(builtin_lookup_prefix("net_d", 5), BUILTIN_NET_DRIVER);
+        ASSERT_EQ(builtin_lookup("net_driver"), BUILTIN_NET_DRIVER);
+        ASSERT_STREQ(builtin_name(BUILTIN_NET_DRIVER), "net_driver");
+        ASSERT_TRUE(!builtin_run_once(BUILTIN_NET_DRIVER));
         ASSERT_EQ(builtin_lookup_prefix("x", 1), _BUILTIN_INVALID);
         ASSERT_EQ(builtin_lookup_prefix("", 0), _BUILTIN_INVALID);
         ASSERT_STREQ(builtin_name(BUILTIN_UACCESS), "uaccess");
@@ -87,6 +93,58 @@ static void test_dispatch(void)
         event_close(&h);
 }
 
+/* net_driver: the loopback interface (every network namespace has "lo")
+ * answers ETHTOOL_GDRVINFO with EOPNOTSUPP: success, no property. */
+static void test_net_driver(void)
+{
+        char cmd[] = "net_driver";
+        char *argv[] = { cmd, NULL };
+        struct ev_holder h;
+
+        event_open(&h, LO);
+        ASSERT_EQ(builtin_run(BUILTIN_NET_DRIVER, &h.ev, 1, argv, false), 0);
+        ASSERT_TRUE(proplist_get(&h.ev.props, "ID_NET_DRIVER") == NULL);
+        event_close(&h);
+}
+
+/* path_id with the scheme set in main() (v257): the USB stick behind the
+ * fixture's root hub usb1 gets systemd 257's ID_PATH_WITH_USB_REVISION; the
+ * revision comes from the root hub's bDeviceProtocol (and speed for 0). */
+static void test_path_id_usb_revision(void)
+{
+        static const struct {
+                const char *proto, *speed, *want;
+        } cases[] = {
+                { "01", "480", "pci-0000:00:1d.0-usbv2-0:1:1.0-scsi-0:0:0:0" },
+                { "03", "5000", "pci-0000:00:1d.0-usbv3-0:1:1.0-scsi-0:0:0:0" },
+                { "00", "480", "pci-0000:00:1d.0-usbv2-0:1:1.0-scsi-0:0:0:0" },
+                { "00", "12", "pci-0000:00:1d.0-usbv1-0:1:1.0-scsi-0:0:0:0" },
+                { "09", "480", NULL }, /* unknown protocol: no revision */
+        };
+        char cmd[] = "path_id";
+        char *argv[] = { cmd, NULL };
+
+        ASSERT_EQ(naming_scheme()->version, 257);
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                struct ev_holder h;
+
+                fx_attr(&fx, USB1, "bDeviceProtocol", cases[i].proto);
+                fx_attr(&fx, USB1, "speed", cases[i].speed);
+                event_open(&h, SDA);
+                ASSERT_EQ(builtin_run(BUILTIN_PATH_ID, &h.ev, 1, argv, false), 0);
+                ASSERT_STREQ(proplist_get(&h.ev.props, "ID_PATH"),
+                             "pci-0000:00:1d.0-usb-0:1:1.0-scsi-0:0:0:0");
+                ASSERT_STREQ(proplist_get(&h.ev.props, "ID_PATH_TAG"),
+                             "pci-0000_00_1d_0-usb-0_1_1_0-scsi-0_0_0_0");
+                if (cases[i].want)
+                        ASSERT_STREQ(proplist_get(&h.ev.props, "ID_PATH_WITH_USB_REVISION"),
+                                     cases[i].want);
+                else
+                        ASSERT_TRUE(!proplist_get(&h.ev.props, "ID_PATH_WITH_USB_REVISION"));
+                event_close(&h);
+        }
+}
+
 static void *worker(void *arg)
 {
         (void)arg;
@@ -131,10 +189,14 @@ int main(void)
         unsetenv("TUDEV_TEST_KMOD_DIR");
         unsetenv("TUDEV_TEST_KMOD_CONFIG");
         log_set_max_level(LOG_WARNING);
+        /* the scheme is chosen once per process: systemd 257's */
+        setenv("NET_NAMING_SCHEME", "v257", 1);
         fixture_setup(&fx);
         TEST_RUN(test_table);
         TEST_RUN(test_add_property);
         TEST_RUN(test_dispatch);
+        TEST_RUN(test_net_driver);
+        TEST_RUN(test_path_id_usb_revision);
         TEST_RUN(test_threads);
         fixture_teardown(&fx);
         builtins_reload(); /* frees the baseline kmod context */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "builtins/builtin-util.h"
@@ -149,9 +150,53 @@ static void test_cmdline(void)
         unsetenv("SYSTEMD_PROC_CMDLINE");
 }
 
+static void test_specifiers(void)
+{
+        char *v = NULL;
+
+        ASSERT_EQ(link_specifier_expand("a%%b%", &v), 0);
+        ASSERT_STREQ(v, "a%b%");
+        free(v);
+        ASSERT_EQ(link_specifier_expand("%Y", &v), -EBADSLT);
+        ASSERT_EQ(link_specifier_expand("%T/%V", &v), 0);
+        ASSERT_TRUE(strstr(v, "/") != NULL);
+        free(v);
+        ASSERT_EQ(link_specifier_expand("%l", &v), 0);
+        ASSERT_TRUE(!strchr(v, '.'));
+        free(v);
+        if (link_specifier_expand("%b", &v) == 0) {
+                ASSERT_EQ(strlen(v), 32); /* without dashes, as systemd */
+                free(v);
+        }
+        ASSERT_TRUE(link_property_can_set("ID_NET_MANAGED_BY"));
+        ASSERT_TRUE(!link_property_can_set("DEVNAME"));
+        ASSERT_TRUE(!link_property_can_set("SYNTH_ARG_X"));
+        ASSERT_TRUE(!link_property_can_set("CURRENT_TAGS"));
+}
+
 static void test_naming_schemes(void)
 {
-        ASSERT_STREQ(naming_scheme_from_name("latest")->name, "v252");
+        const struct naming_scheme *v254 = naming_scheme_from_name("v254");
+        const struct naming_scheme *v255 = naming_scheme_from_name("v255");
+        const struct naming_scheme *v257 = naming_scheme_from_name("v257");
+
+        /* systemd 257's list: v253, v254, v255, v257; there is no v256 */
+        ASSERT_STREQ(naming_scheme_from_name("latest")->name, "v257");
+        ASSERT_TRUE(!naming_scheme_from_name("v256"));
+        ASSERT_TRUE(!naming_scheme_from_name("v258"));
+        ASSERT_EQ(v257->version, 257);
+        ASSERT_TRUE(naming_scheme_from_name("v253")->flags & NAMING_USB_HOST);
+        ASSERT_TRUE(!(naming_scheme_from_name("v252")->flags & NAMING_USB_HOST));
+        ASSERT_TRUE(v254->flags & NAMING_SR_IOV_R);
+        ASSERT_TRUE(v254->flags & NAMING_BRIDGE_MULTIFUNCTION_SLOT);
+        /* v255 reverts v251's multi-function bridge slots */
+        ASSERT_TRUE(!(v255->flags & NAMING_BRIDGE_MULTIFUNCTION_SLOT));
+        ASSERT_TRUE(v255->flags & NAMING_BRIDGE_NO_SLOT);
+        ASSERT_TRUE(!(v255->flags & NAMING_FIRMWARE_NODE_SUN));
+        ASSERT_EQ(v257->flags, v255->flags | NAMING_FIRMWARE_NODE_SUN |
+                                       NAMING_DEVICETREE_PORT_ALIASES);
+        /* configure --with-default-net-naming-scheme (v252 unless given) */
+        ASSERT_TRUE(naming_scheme_from_name(naming_scheme_default_name()) != NULL);
         ASSERT_STREQ(naming_scheme_from_name("v247")->name, "v247");
         ASSERT_TRUE(!naming_scheme_from_name("v248"));
         ASSERT_TRUE(naming_scheme_from_name("v238")->flags == 0);
@@ -206,6 +251,13 @@ static void setup_tree(void)
         write_file(dir_etc, "62-virt.link", "[Match]\nVirtualization=no\nOriginalName=*\n");
         write_file(dir_etc, "70-reset.link", "[Match]\nOriginalName=*\n[Link]\n"
                                              "NamePolicy=mac\nNamePolicy=\nName=x0\nName=\n");
+        write_file(dir_etc, "80-props.link",
+                   "[Match]\nOriginalName=*\n[Link]\n"
+                   "Property=ID_NET_MANAGED_BY=io.systemd.Network A=1 \"B=x y\" DEVPATH=z 1X=2\n"
+                   "Property=A=2 C=%v%% D=%Z noeq\n"
+                   "ImportProperty=OLD1 ACTION OLD2 bad-name\n"
+                   "UnsetProperty=U1\nUnsetProperty=\nUnsetProperty=U2 SEQNUM\n"
+                   "ReceivePacketSteeringCPUMask=all\nReceivePacketSteeringCPUMask=0-1\n");
         write_file(dir_etc, "not-a-link.conf", "[Match]\nOriginalName=*\n");
         write_file(dir_etc, ".hidden.link", "[Match]\nOriginalName=*\n");
 }
@@ -215,7 +267,7 @@ static void test_load(void)
         struct link_config_set s = { 0 };
         const struct link_config *c;
         const char *order[] = { "10-a.link", "30-dropin.link", "50-syntax.link",
-                                "60-cond.link", "70-reset.link" };
+                                "60-cond.link", "70-reset.link", "80-props.link" };
         size_t n = 0;
 
         setenv("SYSTEMD_PROC_CMDLINE", "quiet tudev.yes", 1);
@@ -269,6 +321,27 @@ static void test_load(void)
         c = find(&s, "70-reset.link");
         ASSERT_EQ(c->name_policy[0], _NAMEPOLICY_END);
         ASSERT_TRUE(!c->name);
+
+        /* systemd 256's [Link] Property=, ImportProperty=, UnsetProperty= */
+        c = find(&s, "80-props.link");
+        {
+                struct utsname u;
+                char want[sizeof(u.release) + 8];
+
+                ASSERT_EQ(uname(&u), 0);
+                snprintf(want, sizeof(want), "C=%s%%", u.release);
+                ASSERT_STREQ(c->properties[0], "ID_NET_MANAGED_BY=io.systemd.Network");
+                ASSERT_STREQ(c->properties[1], "A=2"); /* replaced in place */
+                ASSERT_STREQ(c->properties[2], "B=x y");
+                ASSERT_STREQ(c->properties[3], want);
+                ASSERT_TRUE(!c->properties[4]); /* DEVPATH, 1X, %Z, noeq refused */
+        }
+        ASSERT_STREQ(c->import_properties[0], "OLD1");
+        ASSERT_STREQ(c->import_properties[1], "OLD2");
+        ASSERT_TRUE(!c->import_properties[2]);
+        ASSERT_STREQ(c->unset_properties[0], "U2"); /* the empty one reset the list */
+        ASSERT_TRUE(!c->unset_properties[1]);
+        ASSERT_EQ(c->warned, 1u); /* one info message for the two RPS lines */
         link_config_set_free(&s);
 
         /* the other condition holds without the word */
@@ -395,6 +468,7 @@ int main(void)
         TEST_RUN(test_siphash);
         TEST_RUN(test_cmdline);
         TEST_RUN(test_naming_schemes);
+        TEST_RUN(test_specifiers);
         TEST_RUN(test_load);
         TEST_RUN(test_match);
         TEST_RUN(test_concurrent_loads);

@@ -39,6 +39,7 @@ static const char *const builtin_help[_BUILTIN_MAX] = {
         [BUILTIN_PATH_ID] = "Compose persistent device path",
         [BUILTIN_USB_ID] = "USB device properties",
         [BUILTIN_UACCESS] = "Manage device node user ACL",
+        [BUILTIN_NET_DRIVER] = "Set driver for network device",
 };
 
 static int help(void)
@@ -52,9 +53,18 @@ static int help(void)
                program_invocation_short_name);
         fflush(stdout);
         /* systemd lists the builtins on stderr */
-        for (int i = 0; i < _BUILTIN_MAX; i++)
-                fprintf(stderr, "  %-14s  %s\n", builtin_name((enum builtin_id)i),
-                        builtin_help[i]);
+        for (int i = 0; i < _BUILTIN_MAX; i++) {
+                int b = i;
+
+                /* listed where systemd 257 lists it, though last in the table */
+                if (i == BUILTIN_NET_DRIVER)
+                        continue;
+                if (i == BUILTIN_NET_ID)
+                        fprintf(stderr, "  %-14s  %s\n", builtin_name(BUILTIN_NET_DRIVER),
+                                builtin_help[BUILTIN_NET_DRIVER]);
+                fprintf(stderr, "  %-14s  %s\n", builtin_name((enum builtin_id)b),
+                        builtin_help[b]);
+        }
         return 0;
 }
 

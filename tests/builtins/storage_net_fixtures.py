@@ -121,7 +121,8 @@ def storage(t, cases):
                    device=0xa36d)
     hub, _ = usb_device(t, xhci, "usb2", 0x1d6b, 0x0003, [(9, 0, 0, 1, "hub")],
                         manufacturer="Linux 6.1.0 xhci-hcd", product="xHCI Host Controller",
-                        serial="0000:00:14.0", bcd="0601", devnum=(189, 128))
+                        serial="0000:00:14.0", bcd="0601", devnum=(189, 128),
+                        extra={"bDeviceProtocol": "03"})
     stick, (stick_if,) = usb_device(
         t, hub, "2-1", 0x0781, 0x5581, [(8, 6, 0x50, 2, "usb-storage")], manufacturer=" USB",
         product=" SanDisk 3.2Gen1", serial="0401396b6c5e8d1f", bcd="0100", devnum=(189, 129))
@@ -385,7 +386,8 @@ def misc(t, cases):
     xhci = PCI + "/0000:00:14.0"
     hub, _ = usb_device(t, xhci, "usb1", 0x1d6b, 0x0002, [(9, 0, 0, 1, "hub")],
                         manufacturer="Linux 6.1.0 xhci-hcd", product="xHCI Host Controller",
-                        serial="0000:00:14.0", bcd="0601", devnum=(189, 0))
+                        serial="0000:00:14.0", bcd="0601", devnum=(189, 0),
+                        extra={"bDeviceProtocol": "01"})
     kbd, (k0, k1) = usb_device(t, hub, "1-1", 0x046d, 0xc31c,
                                [(3, 1, 1, 1, "usbhid"), (3, 0, 0, 1, "usbhid")],
                                manufacturer="Logitech", product="USB Keyboard", bcd="6400",
@@ -511,6 +513,27 @@ def network(t, cases):
     sim = t.device("/devices/netdevsim0", subsystem="netdevsim")
     both(net_dev(t, sim, "eni0np1", 28, "ce:7a:00:00:00:1c", addr_assign_type=1,
                  attrs={"phys_port_name": "p1"}))
+    # systemd 253-257 naming: USB on a host controller that is not on PCI
+    # (v253), an SR-IOV representor (v254), firmware_node/sun slots (v257),
+    # a bridge's slot above a multi-function device (v255 drops it)
+    dwc = t.device("/devices/platform/soc/38100000.usb", subsystem="platform", driver="dwc3")
+    ohub, _ = usb_device(t, dwc, "usb3", 0x1d6b, 0x0002, [(9, 0, 0, 1, "hub")],
+                         devnum=(189, 256), extra={"bDeviceProtocol": "00"})
+    ax, (ax0,) = usb_device(t, ohub, "3-1", 0x0b95, 0x1790, [(0xff, 0xff, 0, 3, "ax88179")],
+                            devnum=(189, 257))
+    both(net_dev(t, ax0, "eth30", 30, "00:0e:c6:00:00:1e"))
+    cases.append(("usb_id", ax0 + "/net/eth30"))
+    rep = pci_dev(t, "0000:08:00.0", "mlx5_core", multifunction=True)
+    both(net_dev(t, rep, "eth31", 31, "b8:59:9f:00:00:1f", addr_assign_type=1,
+                 attrs={"phys_port_name": "pf0vf3"}))
+    both(net_dev(t, rep, "eth32", 32, "b8:59:9f:00:00:20", attrs={"phys_port_name": "pf0vfx"}))
+    sun = pci_dev(t, "0000:09:00.0", "igc", attrs={"firmware_node/sun": "12"})
+    both(net_dev(t, sun, "eth33", 33, "00:1b:21:00:00:21"))
+    brs = pci_dev(t, "0000:00:1e.0", "pcieport", cls=(6, 4), attrs={"firmware_node/sun": "4"})
+    below = pci_dev(t, "0000:0a:00.0", "igc", parent=brs)
+    both(net_dev(t, below, "eth34", 34, "00:1b:21:00:00:22"))
+    bad_sun = pci_dev(t, "0000:0b:00.0", "igc", attrs={"firmware_node/sun": "x"})
+    both(net_dev(t, bad_sun, "eth35", 35, "00:1b:21:00:00:23"))
     # virtual (no parent bus)
     t.device("/devices/virtual/net")
     both(net_dev(t, "/devices/virtual", "veth0", 29, "ce:7a:00:00:00:1d", addr_assign_type=3))

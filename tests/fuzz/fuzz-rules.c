@@ -41,7 +41,7 @@ static const char *const fuzz_builtin_names[_BUILTIN_MAX] = {
         [BUILTIN_KEYBOARD] = "keyboard", [BUILTIN_KMOD] = "kmod",
         [BUILTIN_NET_ID] = "net_id",     [BUILTIN_NET_SETUP_LINK] = "net_setup_link",
         [BUILTIN_PATH_ID] = "path_id",   [BUILTIN_USB_ID] = "usb_id",
-        [BUILTIN_UACCESS] = "uaccess",
+        [BUILTIN_UACCESS] = "uaccess",   [BUILTIN_NET_DRIVER] = "net_driver",
 };
 
 __attribute__((weak)) enum builtin_id builtin_lookup_prefix(const char *word, size_t len)
