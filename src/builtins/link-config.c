@@ -350,6 +350,7 @@ void link_config_free(struct link_config *c)
         strv_free(c->properties);
         strv_free(c->import_properties);
         strv_free(c->unset_properties);
+        strv_free(c->dropins);
         free(c);
 }
 
@@ -1734,8 +1735,15 @@ int link_config_parse_file(const char *path, struct link_config **ret)
         r = list_files(dirs, sub, ".conf", &dropins);
         if (r >= 0)
                 r = parse_file(path, c);
-        for (size_t i = 0; r >= 0 && i < dropins.n; i++)
+        for (size_t i = 0; r >= 0 && i < dropins.n; i++) {
+                char *d;
+
                 r = parse_file(dropins.paths[i], c);
+                if (r < 0)
+                        break;
+                d = strdup(dropins.paths[i]);
+                r = d ? strv_push(&c->dropins, d) : -ENOMEM;
+        }
         file_list_free(&dropins);
         if (r < 0) {
                 link_config_free(c);

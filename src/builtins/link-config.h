@@ -91,6 +91,7 @@ struct link_config {
         strv_t import_properties;       /* ImportProperty=: names */
         strv_t unset_properties;        /* UnsetProperty=: names */
         unsigned warned;                /* ignored-key warnings given for this file */
+        strv_t dropins;                 /* the drop-in files read, in order (NULL: none) */
         struct link_config *next;
 };
 

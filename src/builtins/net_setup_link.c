@@ -3,8 +3,13 @@
 /* net_setup_link: match the interface against the .link files, apply the
  * [Link] settings tudev supports and compute the interface name
  * (../shared/docs/builtins.md §10), as systemd 252 does: ID_NET_DRIVER,
- * ID_NET_LINK_FILE, ID_NET_NAME. With `test` (udevadm test-builtin, udevadm
- * test) nothing is changed on the interface.
+ * ID_NET_LINK_FILE, ID_NET_NAME, plus the properties of systemd 256's
+ * Property=, ImportProperty=, UnsetProperty=. When builtins_follow_systemd_257()
+ * also as systemd 257 does: ID_NET_LINK_FILE_DROPINS, and on events other
+ * than add/bind/move no matching (the previous record's ID_NET_LINK_FILE and
+ * _DROPINS, ID_NET_NAME = the current name); ID_NET_DRIVER stays (systemd
+ * 252's rules read it, 257's get it from net_driver). With `test` (udevadm
+ * test-builtin, udevadm test) nothing is changed on the interface.
  *
  * Each worker thread loads the .link files on first use into _Thread_local
  * state (with its rtnetlink and ethtool sockets); builtins_reload() bumps a
@@ -661,6 +666,56 @@ static void apply_config(struct nsl_state *s, struct link *l, bool test)
         apply_udev_properties(l, test);
 }
 
+/* systemd 257's ID_NET_LINK_FILE_DROPINS: the drop-in paths joined by ':',
+ * each with ':', '\\' and unprintable bytes written as "\\xNN". NULL if none
+ * (the property is then removed). */
+static char *dropins_joined(const struct link_config *c)
+{
+        size_t len = 1;
+        char *out, *w;
+
+        if (!c->dropins || !c->dropins[0])
+                return NULL;
+        for (char **d = c->dropins; *d; d++)
+                len += strlen(*d) * 4 + 1;
+        out = malloc(len);
+        if (!out)
+                return NULL;
+        w = out;
+        for (char **d = c->dropins; *d; d++) {
+                if (d != c->dropins)
+                        *w++ = ':';
+                for (const unsigned char *p = (const unsigned char *)*d; *p; p++)
+                        if (*p < ' ' || *p >= 127 || *p == '\\' || *p == ':')
+                                w += sprintf(w, "\\x%02x", *p);
+                        else
+                                *w++ = (char)*p;
+        }
+        *w = '\0';
+        return out;
+}
+
+/* systemd 257 on change (and other non-add) events: no .link matching, the
+ * previous event's file names are kept and ID_NET_NAME is the current name. */
+static int keep_previous_link(struct udev_event *ev, bool test)
+{
+        static const char *const keys[] = { "ID_NET_LINK_FILE", "ID_NET_LINK_FILE_DROPINS" };
+        int r;
+
+        log_debug("%s: Not applying .link settings on '%s' uevent.", device_sysname(ev->dev),
+                  uevent_action_to_string(ev->action));
+        for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+                const char *v = old_db_property(ev, keys[i]);
+
+                if (v) {
+                        r = builtin_add_property(ev, test, keys[i], v);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return builtin_add_property(ev, test, "ID_NET_NAME", device_sysname(ev->dev));
+}
+
 int builtin_net_setup_link(struct udev_event *ev, int argc, char *argv[], bool test)
 {
         struct nsl_state *s;
@@ -693,6 +748,11 @@ int builtin_net_setup_link(struct udev_event *ev, int argc, char *argv[], bool t
                 if (r < 0)
                         goto out;
         }
+        if (builtins_follow_systemd_257() && ev->action != UEVENT_ACTION_ADD &&
+            ev->action != UEVENT_ACTION_BIND && ev->action != UEVENT_ACTION_MOVE) {
+                r = keep_previous_link(ev, test);
+                goto out;
+        }
         r = link_get_config(s, l);
         if (r == -ENOENT) {
                 log_debug("%s: No matching link configuration found, ignoring device.",
@@ -702,6 +762,12 @@ int builtin_net_setup_link(struct udev_event *ev, int argc, char *argv[], bool t
         }
         apply_config(s, l, test);
         r = builtin_add_property(ev, test, "ID_NET_LINK_FILE", l->config->filename);
+        if (r >= 0 && builtins_follow_systemd_257()) {
+                char *joined = dropins_joined(l->config);
+
+                r = builtin_add_property(ev, test, "ID_NET_LINK_FILE_DROPINS", joined);
+                free(joined);
+        }
         if (r >= 0 && l->new_name)
                 r = builtin_add_property(ev, test, "ID_NET_NAME", l->new_name);
 out:

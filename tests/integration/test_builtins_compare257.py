@@ -124,13 +124,19 @@ def test_real_veth_net_driver_and_link_properties(tmp_path, udevadm):
     netdir = tmp_path / "network"
     netdir.mkdir()
     (netdir / "10-tv257.link").write_text(LINK_FILE)
+    (netdir / "10-tv257.link.d").mkdir()
+    (netdir / "10-tv257.link.d" / "50-a:b.conf").write_text("[Link]\nProperty=DROP=in\n")
     subprocess.run(["ip", "link", "add", "tv257a", "type", "veth", "peer", "name", "tv257b"],
                    check=True)
     try:
         cases = [("net_driver", "/sys/class/net/tv257a"),
-                 ("net_setup_link", "/sys/class/net/tv257a", "add")]
+                 ("net_setup_link", "/sys/class/net/tv257a", "add"),
+                 ("net_setup_link", "/sys/class/net/tv257a", "change")]
         ours = sd_compare.run_cases(sd_compare.our_udevadm(), cases,
-                                    env={"TUDEV_NETWORK_DIRS": str(netdir)})
+                                    env={"TUDEV_NETWORK_DIRS": str(netdir)},
+                                    cmdline="net.naming_scheme=latest")
+        ours252 = sd_compare.run_cases(sd_compare.our_udevadm(), cases,
+                                       env={"TUDEV_NETWORK_DIRS": str(netdir)})
         ref = sd_compare.run_cases(
             WRAPPER, cases, binds=[(str(netdir), os.path.join(TRIXIE, "etc/systemd/network"))])
     finally:
@@ -138,10 +144,22 @@ def test_real_veth_net_driver_and_link_properties(tmp_path, udevadm):
     assert ours[0][1] == ref[0][1] == "ID_NET_DRIVER=veth\n", (ours[0], ref[0])
 
     def props(out):
-        # tudev keeps systemd 252's ID_NET_DRIVER in net_setup_link; systemd
-        # 257 prints ID_NET_LINK_FILE_DROPINS= (empty here) instead
-        return [l for l in out.splitlines()
-                if not l.startswith(("ID_NET_DRIVER=", "ID_NET_LINK_FILE"))]
-    assert props(ours[1][1]) == props(ref[1][1]), (ours[1], ref[1])
+        # tudev keeps systemd 252's ID_NET_DRIVER in net_setup_link (systemd
+        # 252's rules read it there)
+        return [l for l in out.splitlines() if not l.startswith("ID_NET_DRIVER=")]
+
+    def files(out):  # the file names differ: the same directory, bound elsewhere
+        return [l.split("=")[0] + "=" + os.path.basename(l.split("=", 1)[1])
+                if l.startswith("ID_NET_LINK_FILE=") else
+                l.replace(str(netdir), "DIR").replace("/etc/systemd/network", "DIR")
+                for l in props(out)]
+    for i in (1, 2):
+        assert files(ours[i][1]) == files(ref[i][1]), (ours[i], ref[i])
     assert "FOO=second" in ours[1][1] and "ID_NET_NAME_SLOT=" in ours[1][1]
+    assert "DROP=in" in ours[1][1]
+    assert "ID_NET_LINK_FILE_DROPINS=DIR/10-tv257.link.d/50-a\\x3ab.conf" in \
+        files(ours[1][1]), ours[1][1]
     assert "ReceivePacketSteeringCPUMask= (systemd 256) is not applied" in ours[1][2]
+    # with systemd 252's scheme: no _DROPINS, and a change event is matched
+    assert "ID_NET_LINK_FILE_DROPINS" not in ours252[1][1]
+    assert "ID_NET_LINK_FILE=" in ours252[2][1] and "FOO=" not in ours252[2][1]
