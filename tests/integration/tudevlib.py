@@ -598,8 +598,11 @@ class CtrlConnection:
             left = deadline - time.monotonic()
             if left <= 0:
                 return False
-            r, _, _ = select.select([self.sock], [], [], left)
-            if not r:
+            # poll, not select: a test may hold thousands of sockets, so this
+            # one's descriptor can be above select()'s limit of 1024
+            p = select.poll()
+            p.register(self.sock, select.POLLIN)
+            if not p.poll(left * 1000):
                 return False
             try:
                 data = self.sock.recv(4096)
