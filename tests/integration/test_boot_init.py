@@ -455,6 +455,21 @@ def test_systemd_units_verify(build, tmp_path):
     assert "Type=notify" in text and "ExecStart=%s/udevd\n" % build in text
 
 
+def test_systemd_unit_after_static_nodes():
+    """udevd gives static nodes their static_node= permissions when it
+    starts, so it must start after the units that make them: systemd orders
+    those before systemd-udevd.service only (the boot test saw /dev/snd/seq
+    left 0600 root:root when tudev won that race)."""
+    after = []
+    with open(os.path.join(INIT, "systemd", "tudev-udevd.service")) as f:
+        for line in f:
+            if line.startswith("After="):
+                after += line[len("After="):].split()
+    for unit in ("kmod-static-nodes.service", "systemd-tmpfiles-setup-dev.service",
+                 "systemd-tmpfiles-setup-dev-early.service"):
+        assert unit in after, unit
+
+
 def test_install_uninstall(build, tmp_path):
     """make install INIT=all-five puts the substituted files in place;
     uninstall removes every file again."""
