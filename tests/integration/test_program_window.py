@@ -145,7 +145,10 @@ def test_program_gate_runs_costly_programs_one_at_a_time(tmp_path, udevd_factory
     stats = re.search(r"program gate: mode=(\w+) serial=(\d+) parallel_retries=(\d+) "
                       r"solo_probes=(\d+) stall_starts=(\d+)", log)
     assert stats, "no program gate statistics at exit"
-    assert int(stats.group(2)) >= 1 and int(stats.group(4)) >= 2, stats.group(0)
+    # it turned serial at least once, after measuring a program alone at
+    # least once (how many more solo probes follow depends on the machine's
+    # speed: a TSan build on a loaded 2-CPU machine made one)
+    assert int(stats.group(2)) >= 1 and int(stats.group(4)) >= 1, stats.group(0)
     # learning (about ten programs) and one retry of side by side every 2 s
     # or more overlap; without the gate nearly all of them do
     assert overlapping <= 30, "%d of 60 programs overlapped another" % overlapping
