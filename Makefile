@@ -12,6 +12,8 @@ ifeq ($(wildcard config.mk),)
 $(error config.mk missing: run ./autogen.sh && ./configure first)
 endif
 include config.mk
+# configure --with-systemd-compat (config.mk from an older configure lacks it)
+SYSTEMD_COMPAT ?= 252
 
 O ?= build
 V ?= 0
@@ -230,6 +232,12 @@ udevlibexecdir ?= $(prefix)/lib/udev
 # network/*.link: the default interface naming policy (net_setup_link)
 networkdir ?= $(prefix)/lib/systemd/network
 LINK_FILES = $(wildcard network/*.link)
+# rules.d/*.rules: a line written "#@257 RULE" is a rule of systemd 257's
+# behaviour; it stays a comment unless tudev is built for that release or a
+# later one (./configure --with-systemd-compat=257, or SYSTEMD_COMPAT=257),
+# when install strips the prefix. COMPAT_RELEASES lists the prefixes in use.
+COMPAT_RELEASES = 257
+rules_compat_sed = $(foreach v,$(COMPAT_RELEASES),$(if $(shell [ $(v) -le $(SYSTEMD_COMPAT) ] && echo y),-e 's/^\#@$(v) //'))
 install: $(UDEVD) $(UDEVADM) $(PROBE) $(HELPER_BIN)
 	$(MKDIR_P) '$(DESTDIR)$(sbindir)' '$(DESTDIR)$(bindir)' '$(DESTDIR)$(mandir)/man8' \
 	    '$(DESTDIR)$(prefix)/lib/udev/rules.d' '$(DESTDIR)$(probedir)' '$(DESTDIR)$(udevlibexecdir)'
@@ -240,7 +248,9 @@ install: $(UDEVD) $(UDEVADM) $(PROBE) $(HELPER_BIN)
 	$(INSTALL) -m 0755 $(UDEVADM) '$(DESTDIR)$(bindir)/udevadm'
 	$(INSTALL) -m 0755 $(PROBE) '$(DESTDIR)$(probedir)/tudev-probe'
 	$(if $(MAN8),$(INSTALL) -m 0644 $(MAN8) '$(DESTDIR)$(mandir)/man8/')
-	$(if $(wildcard rules.d/*.rules),$(INSTALL) -m 0644 $(wildcard rules.d/*.rules) '$(DESTDIR)$(prefix)/lib/udev/rules.d/')
+	$(Q)for f in $(wildcard rules.d/*.rules); do \
+	  sed -e '' $(rules_compat_sed) "$$f" > '$(DESTDIR)$(prefix)/lib/udev/rules.d/'"$${f##*/}" && \
+	  chmod 0644 '$(DESTDIR)$(prefix)/lib/udev/rules.d/'"$${f##*/}" || exit 1; done
 
 uninstall:
 	rm -f '$(DESTDIR)$(sbindir)/udevd' '$(DESTDIR)$(bindir)/udevadm' \

@@ -86,7 +86,7 @@ static int ata_pass_through(int fd, const uint8_t *cdb, size_t cdb_len, uint8_t 
         return sense_has_ata_return(sense, fixed_ok) ? 0 : -EIO;
 }
 
-int ata_identify_probe(int fd, uint8_t identify[ATA_IDENTIFY_SIZE])
+int ata_identify_probe(int fd, uint8_t identify[ATA_IDENTIFY_SIZE], int *peripheral_type)
 {
         /* ATA PASS-THROUGH (12), PIO data-in, CK_COND, T_DIR, BYT_BLOK,
          * T_LENGTH in the sector count: IDENTIFY DEVICE */
@@ -118,7 +118,10 @@ int ata_identify_probe(int fd, uint8_t identify[ATA_IDENTIFY_SIZE])
 
         for (size_t i = 0; i < ATA_IDENTIFY_SIZE && !any; i++)
                 any = identify[i] != 0;
-        return any ? 0 : -EIO;
+        if (!any)
+                return -EIO;
+        *peripheral_type = (int)type;
+        return 0;
 }
 
 static uint16_t le16_at(const uint8_t *raw, unsigned word)
@@ -278,8 +281,8 @@ static void format_features(const struct ata_info *id, const uint8_t *raw, struc
                 helper_out_printf(o, "ID_ATA_CFA=1\n");
 }
 
-int ata_identify_format(const struct ata_info *id, const uint8_t raw[ATA_IDENTIFY_SIZE], bool export,
-                        struct helper_out *o)
+int ata_identify_format(const struct ata_info *id, const uint8_t raw[ATA_IDENTIFY_SIZE],
+                        int peripheral_type, bool export, struct helper_out *o)
 {
         char model_raw[sizeof(id->model) + 1];
         char model[sizeof(id->model) + 1], serial[sizeof(id->serial_no) + 1],
@@ -317,5 +320,7 @@ int ata_identify_format(const struct ata_info *id, const uint8_t raw[ATA_IDENTIF
         } else
                 helper_out_printf(o, "ID_SERIAL=%s\n", model);
         format_features(id, raw, o);
+        if (peripheral_type >= 0)
+                helper_out_printf(o, "ID_ATA_PERIPHERAL_DEVICE_TYPE=%d\n", peripheral_type);
         return o->truncated ? -ENOBUFS : 0;
 }

@@ -20,9 +20,10 @@
  * PASS-THROUGH (12) for a disk (type 0 or 0x14), nothing for other types.
  * `identify` is zeroed first and then holds whatever the device transferred,
  * even on failure (ata_id reads some words of it either way).
+ * On success `*peripheral_type` is the INQUIRY's peripheral device type.
  * 0 on success; -EIO if the device answered but not as a SAT device does
  * (statuses, sense, type, all-zero data), -errno of a failed ioctl. */
-int ata_identify_probe(int fd, uint8_t identify[ATA_IDENTIFY_SIZE]);
+int ata_identify_probe(int fd, uint8_t identify[ATA_IDENTIFY_SIZE], int *peripheral_type);
 
 /* The IDENTIFY fields ata_id reports (struct hd_driveid's names). */
 struct ata_info {
@@ -49,9 +50,11 @@ void ata_info_from_identify(struct ata_info *info, const uint8_t raw[ATA_IDENTIF
 void ata_info_from_hdio(struct ata_info *info, const uint8_t hdio[ATA_IDENTIFY_SIZE]);
 
 /* Append ata_id's output: with `export` the KEY=value lines (ID_ATA ...
- * ID_ATA_CFA), else the single "MODEL_SERIAL" line. `info` gives the
+ * ID_ATA_CFA, then ID_ATA_PERIPHERAL_DEVICE_TYPE when `peripheral_type` is
+ * not negative: systemd 257 prints the INQUIRY's type, 252 does not), else
+ * the single "MODEL_SERIAL" line. `info` gives the
  * strings and feature words; words 0, 76, 83, 108-111 and 217 are read
  * (little-endian) from `raw`, the SG_IO buffer, as systemd does even when
  * `info` came from HDIO_GET_IDENTITY. 0 or -ENOBUFS. */
 int ata_identify_format(const struct ata_info *info, const uint8_t raw[ATA_IDENTIFY_SIZE],
-                        bool export, struct helper_out *out);
+                        int peripheral_type, bool export, struct helper_out *out);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: single-threaded program */
 /* ata_id [--export] DEVICE: the ATA identity of a disk or ATAPI drive, as
- * systemd 252's ata_id prints it (rules: 60-persistent-storage.rules).
+ * systemd 252's ata_id prints it (rules: 60-persistent-storage.rules), or
+ * 257's (which adds ID_ATA_PERIPHERAL_DEVICE_TYPE) when the builtins follow
+ * systemd 257 (builtins_follow_systemd_257(): the naming scheme in effect).
  * Exit status: 0 printed, 1 no device / cannot open, 2 no IDENTIFY data
  * (neither SCSI/ATA Translation nor HDIO_GET_IDENTITY answered). */
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "builtins/builtin-util.h"
 #include "helpers/ata-identify.h"
 #include "helpers/helper-util.h"
 #include "shared/log.h"
@@ -38,6 +41,7 @@ int main(int argc, char *argv[])
         _cleanup_close_ int fd = -1;
         bool export = false;
         const char *node;
+        int peripheral_type = -1;
         int c, r;
 
         log_set_target(LOG_TARGET_CONSOLE, program_invocation_short_name);
@@ -65,10 +69,16 @@ int main(int argc, char *argv[])
                 return 1;
         }
 
-        r = ata_identify_probe(fd, raw);
-        if (r >= 0)
+        r = ata_identify_probe(fd, raw, &peripheral_type);
+        if (r >= 0) {
                 ata_info_from_identify(&info, raw);
-        else {
+                /* the scheme's "Using ... naming scheme" notice is the
+                 * daemon's to print, not this program's */
+                log_set_max_level(LOG_WARNING);
+                if (!builtins_follow_systemd_257())
+                        peripheral_type = -1;
+                log_set_max_level(LOG_INFO);
+        } else {
                 uint8_t hdio[ATA_IDENTIFY_SIZE];
 
                 log_debug_errno(r, "%s: no IDENTIFY data through SG_IO: %m", node);
@@ -80,7 +90,7 @@ int main(int argc, char *argv[])
                 ata_info_from_hdio(&info, hdio);
         }
 
-        (void)ata_identify_format(&info, raw, export, &out);
+        (void)ata_identify_format(&info, raw, peripheral_type, export, &out);
         r = helper_out_flush_stdout(&out);
         if (r < 0) {
                 log_error_errno(r, "cannot write the output: %m");

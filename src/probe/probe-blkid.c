@@ -17,6 +17,14 @@
 #include "probe/probe.h"
 #include "shared/macro.h"
 
+/* libblkid 2.39 added the file system size and block size values
+ * (FSSIZE, FSLASTBLOCK, FSBLOCKSIZE) behind this flag; older libraries
+ * ignore the bit, so a prober built against older headers still asks a
+ * newer library for them, as systemd 257 built on it does. */
+#ifndef BLKID_SUBLKS_FSINFO
+#define BLKID_SUBLKS_FSINFO (1 << 11)
+#endif
+
 #define BLKID_VALUE_MAX 256 /* systemd's buffer for converted values and keys */
 #define SMALL_DISK_SIZE (1024 * 1440)
 #define GPT_FLAG_NO_AUTO (UINT64_C(1) << 63)
@@ -321,9 +329,7 @@ int probe_blkid(const struct probe_blkid_args *a, int fd)
         }
         blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID |
                                                   BLKID_SUBLKS_TYPE | BLKID_SUBLKS_SECTYPE |
-#ifdef BLKID_SUBLKS_FSINFO
                                                   BLKID_SUBLKS_FSINFO |
-#endif
                                                   BLKID_SUBLKS_USAGE | BLKID_SUBLKS_VERSION);
         if (a->noraid)
                 blkid_probe_filter_superblocks_usage(pr, BLKID_FLTR_NOTIN, BLKID_USAGE_RAID);

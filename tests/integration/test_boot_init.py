@@ -26,6 +26,7 @@ read.
     all of them away again.
 """
 
+import glob
 import os
 import re
 import shlex
@@ -500,3 +501,35 @@ def test_install_uninstall(build, tmp_path):
     r = subprocess.run(common[:-1] + ["INIT=upstart", "install"], capture_output=True,
                        text=True, timeout=120)
     assert r.returncode != 0 and "unknown init system" in r.stderr
+
+
+def compat_lines(rules_text, compat):
+    """The rule lines of one rules file's text as built for `compat`: the
+    "#@257 " prefix removed for 257, the line a comment otherwise."""
+    out = []
+    for ln in rules_text.splitlines():
+        if ln.startswith("#@257 ") and compat == "257":
+            ln = ln[len("#@257 "):]
+        if ln and not ln.startswith("#"):
+            out.append(ln)
+    return out
+
+
+@pytest.mark.parametrize("compat", ["252", "257"])
+def test_install_rules_for_systemd_compat(build, tmp_path, compat):
+    """make install keeps "#@257 " lines of rules.d as comments for systemd
+    252 compatibility and makes them rules, in place, for 257."""
+    dest = str(tmp_path / "dest")
+    r = subprocess.run(["make", "-s", "-C", REPO, "O=" + build, "-o", os.path.join(build, "udevd"),
+                        "-o", os.path.join(build, "udevadm"), "DESTDIR=" + dest,
+                        "prefix=/usr", "SYSTEMD_COMPAT=" + compat, "install"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    tagged = 0
+    for src in sorted(glob.glob(os.path.join(REPO, "rules.d", "*.rules"))):
+        with open(src) as f:
+            text = f.read()
+        tagged += text.count("\n#@257 ")
+        with open(os.path.join(dest, "usr/lib/udev/rules.d", os.path.basename(src))) as f:
+            assert compat_lines(f.read(), "252") == compat_lines(text, compat), src
+    assert tagged > 0, "rules.d has no systemd 257 lines"
