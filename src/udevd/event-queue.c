@@ -1,34 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (one internal mutex, taken only in this file) */
 /*
- * Data layout
- *
- * Every live event (queued, or running and not abandoned) is registered in
- * four string indexes:
- *   by_id      device id       -> latest live event with that id
- *   by_devnode devnode         -> latest live event with that devnode
- *   by_devpath path            -> latest live event whose devpath or
- *                                 devpath_old equals path
- *   under      path prefix     -> list (struct under_link) of every live event
- *                                 whose devpath or devpath_old lies strictly
- *                                 below that prefix at a '/' boundary
- * Keys are borrowed from the uevent record of the entry's current owner.
- *
- * A new event E depends on: by_id[E.id], by_devnode[E.devnode], by_devpath[P]
- * for every '/'-prefix P of E.devpath and of E.devpath_old (the paths
- * themselves included), and every member of under[E.devpath] and
- * under[E.devpath_old]. Each later registrant of a by_* key depended on the
- * previous owner of that key, so "latest" stands for the whole chain.
- *
- * This is the conflict relation of event-processing.md §3.1, plus one extra
- * pair that systemd does not check: E.devpath_old against L.devpath_old. It
- * only serialises two moves away from related paths, which the kernel never
- * emits concurrently anyway, and it keeps the by_devpath chains transitive.
- *
- * E keeps a blocker count; each blocker keeps E in its dependants array. When a
- * live event completes (done or abandoned) it leaves the indexes (a by_* entry
- * only if it still owns it) and decrements its dependants; those reaching zero
- * are appended to the runnable FIFO.
+ * Dependencies (which earlier events an event waits for) are event-deps.h's:
+ * each event owns a dep_node, added at push and removed when the event
+ * completes (done or abandoned); dependants whose last blocker goes are
+ * appended to the runnable FIFO.
  *
  * Concurrency (event_queue_set_soft_running()): besides max_running, a soft
  * limit (the number of CPUs) bounds the events that run at once, not
@@ -100,23 +76,15 @@
 
 #include "shared/cond.h"
 #include "shared/fnv.h"
-#include "shared/hashmap.h"
 #include "shared/macro.h"
 #include "shared/time-util.h"
+#include "udevd/event-deps.h"
 #include "udevd/event-queue.h"
 
 enum qe_state {
         QE_QUEUED,    /* blocked or runnable */
         QE_RUNNING,   /* lent to a worker */
         QE_ABANDONED, /* still lent, but out of the counts and the indexes */
-};
-
-/* Membership of one event in the `under` list of one ancestor prefix. */
-struct under_link {
-        struct under_link *prev, *next;
-        struct queued_event *qe;
-        const char *key; /* prefix of qe's devpath or devpath_old */
-        size_t len;
 };
 
 enum {
@@ -137,18 +105,13 @@ struct queued_event {
         struct queued_event *delayed_next; /* in q->delayed */
         uint64_t not_before;  /* while delayed: CLOCK_MONOTONIC µs */
         uint64_t retry_until; /* set at the first requeue: no requeue after it */
-        uint64_t mark; /* insertion serial that last collected us as blocker */
         uint64_t class_hash;       /* (subsystem, action); never 0 */
         struct event_class *cls;   /* its entry, if still that class's (see class_of()) */
         unsigned lane;             /* LANE_*: the FIFO it waits in, or was taken from */
         bool blocked;              /* its worker waits for another process right now */
         bool turn_wait;            /* ... for its turn to start a program (the gate) */
         bool waited;               /* ... did so at least once during this run */
-        size_t n_blockers;
-        struct queued_event **dependants;
-        size_t n_dependants, n_dependants_alloc;
-        size_t n_links;
-        struct under_link links[];
+        struct dep_node *deps;     /* its dependency tracking (event-deps.h) */
 };
 
 struct qe_list {
@@ -213,10 +176,7 @@ struct event_queue {
         size_t n_signalled; /* wake-ups sent and not yet consumed */
         size_t n_space_waiters;
 
-        struct hashmap by_id, by_devnode, by_devpath, under;
-        uint64_t serial;
-        struct queued_event **scratch; /* blockers of the event being inserted */
-        size_t n_scratch_alloc;
+        struct event_deps deps;
 };
 
 /* ------------------------------------------------------------------ lists */
@@ -245,62 +205,14 @@ static void list_remove(struct qe_list *l, struct queued_event *qe)
         qe->prev = qe->next = NULL;
 }
 
-/* ------------------------------------------------------------------ paths */
-
-/* Next '/' after position i (i < len) that ends a non-empty proper prefix,
- * or len if none. Start with i = 0. */
-static size_t next_boundary(const char *path, size_t len, size_t i)
-{
-        for (i++; i < len; i++)
-                if (path[i] == '/')
-                        return i;
-        return len;
-}
-
-/* Is path[0..plen) a proper ancestor of `other` at a '/' boundary? */
-static bool is_proper_ancestor(const char *path, size_t plen, const char *other)
-{
-        return strncmp(other, path, plen) == 0 && other[plen] == '/';
-}
-
-static size_t count_links(const struct uevent *ev)
-{
-        size_t n = 0, len;
-
-        len = strlen(ev->devpath);
-        for (size_t i = next_boundary(ev->devpath, len, 0); i < len;
-             i = next_boundary(ev->devpath, len, i))
-                n++;
-        if (!ev->devpath_old)
-                return n;
-        len = strlen(ev->devpath_old);
-        for (size_t i = next_boundary(ev->devpath_old, len, 0); i < len;
-             i = next_boundary(ev->devpath_old, len, i))
-                if (!is_proper_ancestor(ev->devpath_old, i, ev->devpath))
-                        n++;
-        return n;
-}
-
-static size_t fill_links(struct queued_event *qe, const char *path, bool skip_shared, size_t n)
-{
-        size_t len = strlen(path);
-
-        for (size_t i = next_boundary(path, len, 0); i < len; i = next_boundary(path, len, i)) {
-                if (skip_shared && is_proper_ancestor(path, i, qe->ev->devpath))
-                        continue;
-                qe->links[n++] = (struct under_link){ .qe = qe, .key = path, .len = i };
-        }
-        return n;
-}
-
 /* ------------------------------------------------------------ event alloc */
 
 static void qe_free(struct queued_event *qe)
 {
         if (!qe)
                 return;
+        dep_node_free(qe->deps);
         uevent_free(qe->ev);
-        free(qe->dependants);
         free(qe);
 }
 
@@ -319,20 +231,19 @@ static uint64_t class_hash_of(const struct uevent *ev)
 static struct queued_event *qe_new(struct uevent *ev)
 {
         struct queued_event *qe;
-        size_t n_links = count_links(ev), n;
 
-        qe = calloc(1, sizeof(*qe) + n_links * sizeof(qe->links[0]));
+        qe = calloc(1, sizeof(*qe));
         if (!qe)
                 return NULL;
+        qe->deps = dep_node_new(ev, qe);
+        if (!qe->deps) {
+                free(qe);
+                return NULL;
+        }
         qe->ev = ev;
         qe->state = QE_QUEUED;
         qe->class_hash = class_hash_of(ev);
         atomic_init(&qe->result_owner, QE_RESULT_OPEN);
-        n = fill_links(qe, ev->devpath, false, 0);
-        if (ev->devpath_old)
-                n = fill_links(qe, ev->devpath_old, true, n);
-        assert(n == n_links);
-        qe->n_links = n_links;
         return qe;
 }
 
@@ -775,214 +686,35 @@ static bool due_by_disk(const struct queued_event *qe, const void *arg)
         return uevent_lock_disk(qe->ev, disk, sizeof(disk)) && streq(disk, (const char *)arg);
 }
 
-/* ---------------------------------------------------------------- indexes */
+/* ------------------------------------------------------------ dependencies */
 
-static void under_link_insert(struct event_queue *q, struct under_link *l)
+static void on_deps_runnable(struct dep_node *n, void *userdata)
 {
-        struct under_link *head = hashmap_get(&q->under, l->key, l->len);
-        int r;
+        struct queued_event *d = dep_node_owner(n);
 
-        l->prev = NULL;
-        l->next = head;
-        if (head)
-                head->prev = l;
-        r = hashmap_put(&q->under, l->key, l->len, l); /* reserved: cannot fail */
-        assert(r == 0);
-        (void)r;
-}
-
-static void under_link_remove(struct event_queue *q, struct under_link *l)
-{
-        if (l->prev)
-                l->prev->next = l->next;
-        else if (l->next) {
-                /* New head; re-anchor the key in its record. */
-                int r = hashmap_put(&q->under, l->next->key, l->next->len, l->next);
-
-                assert(r == 0); /* existing key: never allocates */
-                (void)r;
-        } else
-                hashmap_remove(&q->under, l->key, l->len);
-        if (l->next)
-                l->next->prev = l->prev;
-        l->prev = l->next = NULL;
-}
-
-static void index_put(struct hashmap *h, const char *key, struct queued_event *qe)
-{
-        int r;
-
-        if (!key || !key[0])
-                return;
-        r = hashmap_put(h, key, strlen(key), qe); /* reserved: cannot fail */
-        assert(r == 0);
-        (void)r;
-}
-
-static void index_drop(struct hashmap *h, const char *key, struct queued_event *qe)
-{
-        if (key && key[0])
-                hashmap_remove_value(h, key, strlen(key), qe);
-}
-
-static int reserve_indexes_locked(struct event_queue *q, const struct queued_event *qe)
-{
-        if (hashmap_reserve(&q->by_id, 1) < 0 || hashmap_reserve(&q->by_devnode, 1) < 0 ||
-            hashmap_reserve(&q->by_devpath, 2) < 0 || hashmap_reserve(&q->under, qe->n_links) < 0)
-                return -ENOMEM;
-        return 0;
-}
-
-static void register_locked(struct event_queue *q, struct queued_event *qe)
-{
-        const struct uevent *ev = qe->ev;
-
-        index_put(&q->by_id, ev->id, qe);
-        index_put(&q->by_devnode, ev->devnode, qe);
-        index_put(&q->by_devpath, ev->devpath, qe);
-        index_put(&q->by_devpath, ev->devpath_old, qe);
-        for (size_t i = 0; i < qe->n_links; i++)
-                under_link_insert(q, &qe->links[i]);
-}
-
-static void unregister_locked(struct event_queue *q, struct queued_event *qe)
-{
-        const struct uevent *ev = qe->ev;
-
-        index_drop(&q->by_id, ev->id, qe);
-        index_drop(&q->by_devnode, ev->devnode, qe);
-        index_drop(&q->by_devpath, ev->devpath, qe);
-        index_drop(&q->by_devpath, ev->devpath_old, qe);
-        for (size_t i = 0; i < qe->n_links; i++)
-                under_link_remove(q, &qe->links[i]);
+        assert(d->state == QE_QUEUED);
+        runnable_append_locked(userdata, d);
 }
 
 /* A live event completes: leave the indexes, release the dependants. */
 static void release_locked(struct event_queue *q, struct queued_event *qe)
 {
-        unregister_locked(q, qe);
-        for (size_t i = 0; i < qe->n_dependants; i++) {
-                struct queued_event *d = qe->dependants[i];
-
-                assert(d->state == QE_QUEUED && d->n_blockers > 0);
-                if (--d->n_blockers == 0)
-                        runnable_append_locked(q, d);
-        }
-        qe->n_dependants = 0;
-}
-
-/* ---------------------------------------------------------------- insertion */
-
-static int add_blocker_locked(struct event_queue *q, struct queued_event *l, size_t *n)
-{
-        if (!l || l->mark == q->serial)
-                return 0;
-        if (*n >= q->n_scratch_alloc) {
-                size_t m = MAX(q->n_scratch_alloc * 2, (size_t)16);
-                struct queued_event **s;
-
-                if (m > SIZE_MAX / sizeof(*s))
-                        return -ENOMEM;
-                s = realloc(q->scratch, m * sizeof(*s));
-                if (!s)
-                        return -ENOMEM;
-                q->scratch = s;
-                q->n_scratch_alloc = m;
-        }
-        l->mark = q->serial;
-        q->scratch[(*n)++] = l;
-        return 0;
-}
-
-static int collect_key_locked(struct event_queue *q, struct hashmap *h, const char *key,
-                              size_t *n)
-{
-        if (!key || !key[0])
-                return 0;
-        return add_blocker_locked(q, hashmap_get(h, key, strlen(key)), n);
-}
-
-/* Earlier live events whose devpath/devpath_old is `path`, an ancestor of it,
- * or below it. */
-static int collect_path_locked(struct event_queue *q, const char *path, size_t *n)
-{
-        size_t len;
-        int r;
-
-        if (!path || !path[0])
-                return 0;
-        len = strlen(path);
-        for (size_t i = next_boundary(path, len, 0); i <= len; i = next_boundary(path, len, i)) {
-                r = add_blocker_locked(q, hashmap_get(&q->by_devpath, path, i), n);
-                if (r < 0)
-                        return r;
-                if (i == len)
-                        break;
-        }
-        for (struct under_link *l = hashmap_get(&q->under, path, len); l; l = l->next) {
-                r = add_blocker_locked(q, l->qe, n);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
-
-static int dependants_reserve(struct queued_event *l)
-{
-        struct queued_event **d;
-        size_t m;
-
-        if (l->n_dependants < l->n_dependants_alloc)
-                return 0;
-        m = MAX(l->n_dependants_alloc * 2, (size_t)4);
-        if (m > SIZE_MAX / sizeof(*d))
-                return -ENOMEM;
-        d = realloc(l->dependants, m * sizeof(*d));
-        if (!d)
-                return -ENOMEM;
-        l->dependants = d;
-        l->n_dependants_alloc = m;
-        return 0;
+        event_deps_remove(&q->deps, qe->deps, on_deps_runnable, q);
 }
 
 /* Append one event. On failure nothing observable has changed (some arrays
  * may have grown) and the caller still owns qe. */
 static int insert_locked(struct event_queue *q, struct queued_event *qe)
 {
-        const struct uevent *ev = qe->ev;
-        size_t n = 0;
-        int r;
+        int r = event_deps_add(&q->deps, qe->deps);
 
-        r = reserve_indexes_locked(q, qe);
         if (r < 0)
                 return r;
-
-        q->serial++;
-        r = collect_key_locked(q, &q->by_id, ev->id, &n);
-        if (r >= 0)
-                r = collect_key_locked(q, &q->by_devnode, ev->devnode, &n);
-        if (r >= 0)
-                r = collect_path_locked(q, ev->devpath, &n);
-        if (r >= 0)
-                r = collect_path_locked(q, ev->devpath_old, &n);
-        for (size_t i = 0; r >= 0 && i < n; i++)
-                r = dependants_reserve(q->scratch[i]);
-        if (r < 0)
-                return r;
-
-        /* Commit: nothing below can fail. */
-        for (size_t i = 0; i < n; i++) {
-                struct queued_event *l = q->scratch[i];
-
-                l->dependants[l->n_dependants++] = qe;
-        }
-        qe->n_blockers = n;
         qe->cls = class_get_locked(q, qe->class_hash);
-        register_locked(q, qe);
         list_append(&q->queued, qe);
         q->n_queued++;
         q->pushed_total++;
-        if (n == 0)
+        if (r == 0)
                 runnable_append_locked(q, qe);
         return 0;
 }
@@ -1001,10 +733,7 @@ int event_queue_new(const struct event_queue_hooks *hooks, size_t capacity,
         if (hooks)
                 q->hooks = *hooks;
         q->capacity = capacity;
-        hashmap_init(&q->by_id);
-        hashmap_init(&q->by_devnode);
-        hashmap_init(&q->by_devpath);
-        hashmap_init(&q->under);
+        event_deps_init(&q->deps);
 
         r = -pthread_mutex_init(&q->lock, NULL);
         if (r < 0)
@@ -1033,11 +762,7 @@ void event_queue_free(struct event_queue *q)
                 return;
         qe_free_chain(q->queued.head);
         qe_free_chain(q->lent.head);
-        hashmap_deinit(&q->by_id);
-        hashmap_deinit(&q->by_devnode);
-        hashmap_deinit(&q->by_devpath);
-        hashmap_deinit(&q->under);
-        free(q->scratch);
+        event_deps_done(&q->deps);
         pthread_cond_destroy(&q->space);
         pthread_cond_destroy(&q->takers);
         pthread_mutex_destroy(&q->lock);
@@ -1491,9 +1216,9 @@ static struct queued_event *drop_queued_locked(struct event_queue *q)
 
         for (struct queued_event *qe = q->lent.head; qe; qe = qe->next)
                 if (qe->state == QE_RUNNING)
-                        qe->n_dependants = 0;
+                        dep_node_forget_dependants(qe->deps);
         for (struct queued_event *qe = q->queued.head; qe; qe = qe->next)
-                unregister_locked(q, qe);
+                event_deps_remove(&q->deps, qe->deps, NULL, NULL);
         q->queued = (struct qe_list){ NULL, NULL };
         for (size_t i = 0; i < N_LANES; i++) {
                 q->lanes[i].head = q->lanes[i].tail = NULL;

@@ -5,16 +5,9 @@
  *
  * Events are appended in arrival (= kernel seqnum) order. An event becomes
  * runnable once no earlier event that is still queued or running conflicts
- * with it (../shared/docs/event-processing.md §3.1):
- *   - same device id (major:minor, ifindex, subsystem:sysname),
- *   - devpath equal or one a path-prefix of the other at a '/' boundary,
- *     also against the other's DEVPATH_OLD in both directions,
- *   - same devnode.
- * (Also, beyond systemd: DEVPATH_OLD against an earlier DEVPATH_OLD, which
- * only serialises concurrent moves and keeps the indexes transitive.)
- * Dependencies are computed once at insertion through hash indexes (no scan of
- * the whole queue per event); on completion the dependants' blocker counts are
- * decremented and newly runnable events are appended to the runnable FIFO.
+ * with it (the relation and its cost: event-deps.h); on completion the
+ * dependants that no longer wait for anything are appended to the runnable
+ * FIFO.
  *
  * One mutex protects everything; it is taken only inside event-queue.c.
  * Workers block in event_queue_take() on a condition variable; pushes wake at

@@ -143,135 +143,7 @@ static struct queued_event *take_now(struct event_queue *q, uint64_t seqnum)
         return qe;
 }
 
-/* Push a, then b; b must wait for a (or, if independent, both run at once). */
-static void check_pair(struct uevent *a, struct uevent *b, bool conflict)
-{
-        struct counters c;
-        struct event_queue *q = new_queue(&c, 0);
-        uint64_t sa = a->seqnum, sb = b->seqnum;
-        struct queued_event *qa, *qb;
-
-        push1(q, a);
-        push1(q, b);
-        ASSERT_EQ(stats(q).queued, 2);
-        ASSERT_EQ(stats(q).runnable, conflict ? 1 : 2);
-        qa = take_now(q, sa);
-        if (conflict) {
-                ASSERT_EQ(stats(q).runnable, 0);
-                event_queue_done(q, qa);
-                qb = take_now(q, sb);
-        } else {
-                qb = take_now(q, sb);
-                event_queue_done(q, qa);
-        }
-        event_queue_done(q, qb);
-        ASSERT_EQ(stats(q).queued + stats(q).running, 0);
-        ASSERT_EQ(atomic_load(&c.busy_true), 1);
-        ASSERT_EQ(atomic_load(&c.busy_false), 1);
-        event_queue_free(q);
-}
-
 /* ------------------------------------------------------------ ordering */
-
-static void test_same_devpath(void)
-{
-        check_pair(mk(1, "add", "/devices/a", "test", NULL),
-                   mk(2, "remove", "/devices/a", "test", NULL), true);
-}
-
-static void test_parent_child(void)
-{
-        /* parent blocks child */
-        check_pair(mk(1, "add", "/devices/p", "test", NULL),
-                   mk(2, "add", "/devices/p/c", "test", NULL), true);
-        /* child blocks parent */
-        check_pair(mk(1, "add", "/devices/p/c", "test", NULL),
-                   mk(2, "add", "/devices/p", "test", NULL), true);
-        /* grandchild */
-        check_pair(mk(1, "remove", "/devices/p/c/g", "test", NULL),
-                   mk(2, "remove", "/devices/p", "test", NULL), true);
-        /* '/' boundary: /devices/a vs /devices/ab are unrelated */
-        check_pair(mk(1, "add", "/devices/a", "test", NULL),
-                   mk(2, "add", "/devices/ab", "test", NULL), false);
-        check_pair(mk(1, "add", "/devices/ab", "test", NULL),
-                   mk(2, "add", "/devices/a", "test", NULL), false);
-        check_pair(mk(1, "add", "/devices/a/x", "test", NULL),
-                   mk(2, "add", "/devices/ab/y", "test", NULL), false);
-        /* siblings are independent */
-        check_pair(mk(1, "add", "/devices/p/c1", "test", NULL),
-                   mk(2, "add", "/devices/p/c2", "test", NULL), false);
-}
-
-static void test_same_devnum(void)
-{
-        check_pair(mk(1, "add", "/devices/x/sda", "block", "MAJOR=8", "MINOR=0", "DEVNAME=sda",
-                      NULL),
-                   mk(2, "add", "/devices/y/sdz", "block", "MAJOR=8", "MINOR=0", "DEVNAME=sdz",
-                      NULL),
-                   true);
-        check_pair(mk(1, "add", "/devices/x/sda", "block", "MAJOR=8", "MINOR=0", "DEVNAME=sda",
-                      NULL),
-                   mk(2, "add", "/devices/y/sdb", "block", "MAJOR=8", "MINOR=16", "DEVNAME=sdb",
-                      NULL),
-                   false);
-}
-
-static void test_same_ifindex(void)
-{
-        check_pair(mk(1, "add", "/devices/virtual/net/eth0", "net", "IFINDEX=3",
-                      "INTERFACE=eth0", NULL),
-                   mk(2, "move", "/devices/virtual/net/lan0", "net", "IFINDEX=3",
-                      "INTERFACE=lan0", NULL),
-                   true);
-        check_pair(mk(1, "add", "/devices/virtual/net/eth0", "net", "IFINDEX=3", NULL),
-                   mk(2, "add", "/devices/virtual/net/eth1", "net", "IFINDEX=4", NULL), false);
-}
-
-static void test_same_devnode(void)
-{
-        check_pair(mk(1, "remove", "/devices/x/sda", "block", "MAJOR=8", "MINOR=0",
-                      "DEVNAME=sda", NULL),
-                   mk(2, "add", "/devices/y/sda", "block", "MAJOR=8", "MINOR=32",
-                      "DEVNAME=sda", NULL),
-                   true);
-        check_pair(mk(1, "add", "/devices/x/ttyA", "tty", "MAJOR=4", "MINOR=1",
-                      "DEVNAME=/dev/ttyA", NULL),
-                   mk(2, "add", "/devices/y/ttyB", "tty", "MAJOR=4", "MINOR=2",
-                      "DEVNAME=ttyB", NULL),
-                   false);
-}
-
-static void test_devpath_old(void)
-{
-        /* E.devpath_old == L.devpath */
-        check_pair(mk(1, "add", "/devices/m/old", "test", NULL),
-                   mk(2, "move", "/devices/m/new", "test", "DEVPATH_OLD=/devices/m/old", NULL),
-                   true);
-        /* E.devpath_old below L.devpath */
-        check_pair(mk(1, "change", "/devices/m", "test", NULL),
-                   mk(2, "move", "/devices/n/new", "test", "DEVPATH_OLD=/devices/m/old", NULL),
-                   true);
-        /* E.devpath_old above L.devpath */
-        check_pair(mk(1, "add", "/devices/m/old/child", "test", NULL),
-                   mk(2, "move", "/devices/n/new", "test", "DEVPATH_OLD=/devices/m/old", NULL),
-                   true);
-        /* E.devpath == L.devpath_old */
-        check_pair(mk(1, "move", "/devices/m/new", "test", "DEVPATH_OLD=/devices/m/old", NULL),
-                   mk(2, "add", "/devices/m/old", "test", NULL), true);
-        /* E.devpath below L.devpath_old */
-        check_pair(mk(1, "move", "/devices/m/new", "test", "DEVPATH_OLD=/devices/m/old", NULL),
-                   mk(2, "add", "/devices/m/old/child", "test", NULL), true);
-        /* E.devpath above L.devpath_old */
-        check_pair(mk(1, "move", "/devices/n/new", "test", "DEVPATH_OLD=/devices/m/old/x",
-                      NULL),
-                   mk(2, "change", "/devices/m/old", "test", NULL), true);
-        /* unrelated */
-        check_pair(mk(1, "move", "/devices/m/new", "test", "DEVPATH_OLD=/devices/m/old", NULL),
-                   mk(2, "add", "/devices/m/older", "test", NULL), false);
-        check_pair(mk(1, "add", "/devices/m/older", "test", NULL),
-                   mk(2, "move", "/devices/m/new", "test", "DEVPATH_OLD=/devices/m/old", NULL),
-                   false);
-}
 
 static void test_independent(void)
 {
@@ -299,61 +171,6 @@ static void test_independent(void)
         ASSERT_EQ(stats(q).done_total, N);
         ASSERT_EQ(stats(q).pushed_total, N);
         ASSERT_EQ(atomic_load(&c.busy_true), 1);
-        ASSERT_EQ(atomic_load(&c.busy_false), 1);
-        event_queue_free(q);
-}
-
-static void test_chain(void)
-{
-        static const char *const paths[] = {
-                "/devices/c",     "/devices/c/1",   "/devices/c/1/2", "/devices/c/1",
-                "/devices/c",     "/devices/c/1/2", "/devices/c/1/2", "/devices/c",
-        };
-        struct event_queue *q;
-        struct counters c;
-
-        q = new_queue(&c, 0);
-        for (unsigned i = 0; i < ARRAY_SIZE(paths); i++)
-                push1(q, mk(i + 1, "change", paths[i], "test", NULL));
-        for (unsigned i = 0; i < ARRAY_SIZE(paths); i++) {
-                struct queued_event *qe;
-
-                ASSERT_EQ(stats(q).runnable, 1);
-                qe = take_now(q, i + 1);
-                ASSERT_EQ(stats(q).runnable, 0);
-                event_queue_done(q, qe);
-        }
-        ASSERT_EQ(stats(q).queued, 0);
-        event_queue_free(q);
-}
-
-/* Blocked and released in the right order when several chains interleave:
- * 1 /a, 2 /a/x, 3 /b, 4 /a/y, 5 /a */
-static void test_fan_in(void)
-{
-        struct queued_event *q1, *q2, *q3, *q4, *q5;
-        struct event_queue *q;
-        struct counters c;
-
-        q = new_queue(&c, 0);
-        push1(q, mk(1, "add", "/devices/a", "test", NULL));
-        push1(q, mk(2, "add", "/devices/a/x", "test", NULL));
-        push1(q, mk(3, "add", "/devices/b", "test", NULL));
-        push1(q, mk(4, "add", "/devices/a/y", "test", NULL));
-        push1(q, mk(5, "remove", "/devices/a", "test", NULL));
-        ASSERT_EQ(stats(q).runnable, 2);
-        q1 = take_now(q, 1);
-        q3 = take_now(q, 3);
-        event_queue_done(q, q1);
-        ASSERT_EQ(stats(q).runnable, 2);
-        q2 = take_now(q, 2);
-        q4 = take_now(q, 4);
-        event_queue_done(q, q4);
-        ASSERT_EQ(stats(q).runnable, 0); /* 5 still waits for 2 */
-        event_queue_done(q, q2);
-        q5 = take_now(q, 5);
-        event_queue_done(q, q5);
-        event_queue_done(q, q3);
         ASSERT_EQ(atomic_load(&c.busy_false), 1);
         event_queue_free(q);
 }
@@ -1982,15 +1799,7 @@ static void test_stress_window(void)
 
 int main(void)
 {
-        TEST_RUN(test_same_devpath);
-        TEST_RUN(test_parent_child);
-        TEST_RUN(test_same_devnum);
-        TEST_RUN(test_same_ifindex);
-        TEST_RUN(test_same_devnode);
-        TEST_RUN(test_devpath_old);
         TEST_RUN(test_independent);
-        TEST_RUN(test_chain);
-        TEST_RUN(test_fan_in);
         TEST_RUN(test_paused);
         TEST_RUN(test_max_running);
         TEST_RUN(test_need_worker);
