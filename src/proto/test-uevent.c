@@ -2,6 +2,7 @@
 /* threads: test (single-threaded) */
 #include <errno.h>
 #include <malloc.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -698,6 +699,127 @@ static void test_fuzz(void)
         free(msg);
 }
 
+/* ------------------------------------------------ block device policy */
+
+/* A parsed "add"-style record: ACTION, DEVPATH, SUBSYSTEM, then the extra
+ * "KEY=VALUE" strings (ending with NULL), SEQNUM=1. */
+static struct uevent *mk(const char *action, const char *devpath, const char *subsystem, ...)
+{
+        char hdr[512], a[64], d[512], s[128];
+        const char *parts[16];
+        struct uevent *ev = NULL;
+        size_t n = 0;
+        const char *x;
+        va_list ap;
+
+        snprintf(hdr, sizeof(hdr), "%s@%s", action, devpath);
+        snprintf(a, sizeof(a), "ACTION=%s", action);
+        snprintf(d, sizeof(d), "DEVPATH=%s", devpath);
+        snprintf(s, sizeof(s), "SUBSYSTEM=%s", subsystem);
+        parts[n++] = hdr;
+        parts[n++] = a;
+        parts[n++] = d;
+        parts[n++] = s;
+        va_start(ap, subsystem);
+        while ((x = va_arg(ap, const char *)) && n < ARRAY_SIZE(parts) - 2)
+                parts[n++] = x;
+        va_end(ap);
+        parts[n++] = "SEQNUM=1";
+        parts[n] = NULL;
+        ASSERT_EQ(parse_parts(parts, &ev), 0);
+        return ev;
+}
+
+#define DISK "/devices/virtual/block/loop7"
+
+static struct uevent *mk_disk(const char *action)
+{
+        return mk(action, DISK, "block", "DEVTYPE=disk", "MAJOR=7", "MINOR=7", "DEVNAME=loop7",
+                  NULL);
+}
+
+static struct uevent *mk_part(const char *action)
+{
+        return mk(action, DISK "/loop7p1", "block", "DEVTYPE=partition", "MAJOR=259", "MINOR=1",
+                  "DEVNAME=loop7p1", NULL);
+}
+
+static void check_lock_disk(struct uevent *ev, const char *want)
+{
+        char buf[256];
+        bool r = uevent_lock_disk(ev, buf, sizeof(buf));
+
+        if (want) {
+                ASSERT_TRUE(r);
+                ASSERT_STREQ(buf, want);
+        } else {
+                ASSERT_TRUE(!r);
+        }
+        uevent_free(ev);
+}
+
+static void test_lock_disk(void)
+{
+        char small[8];
+        struct uevent *ev;
+
+        check_lock_disk(mk_disk("add"), DISK);
+        check_lock_disk(mk_disk("change"), DISK);
+        check_lock_disk(mk_part("change"), DISK);
+        check_lock_disk(mk_disk("remove"), NULL);
+        check_lock_disk(mk_part("remove"), NULL);
+        check_lock_disk(mk("change", "/devices/virtual/block/dm-0", "block", "DEVTYPE=disk",
+                           NULL), NULL);
+        check_lock_disk(mk("change", "/devices/virtual/block/md127", "block",
+                           "DEVTYPE=disk", NULL), NULL);
+        check_lock_disk(mk("change", "/devices/virtual/block/drbd0", "block",
+                           "DEVTYPE=disk", NULL), NULL);
+        check_lock_disk(mk("change", "/devices/virtual/block/loop1", "block", NULL), NULL);
+        check_lock_disk(mk("change", "/devices/virtual/tty/tty1", "tty", "DEVTYPE=disk",
+                           NULL), NULL);
+        ev = mk_disk("add");
+        ASSERT_TRUE(!uevent_lock_disk(ev, small, sizeof(small)));
+        uevent_free(ev);
+}
+
+static void check_read_only(struct uevent *ev, bool want)
+{
+        ASSERT_EQ(uevent_marks_read_only(ev), want);
+        uevent_free(ev);
+}
+
+/* udev.blockdev_read_only: new physical disks and partitions only. */
+static void test_marks_read_only(void)
+{
+        check_read_only(mk("add", "/devices/pci0000:00/0000:00:05.0/virtio2/block/vda",
+                           "block", "DEVTYPE=disk", "DEVNAME=vda", NULL), true);
+        check_read_only(mk("add", "/devices/pci0000:00/0000:00:05.0/virtio2/block/vda/vda1",
+                           "block", "DEVTYPE=partition", "DEVNAME=vda1", NULL), true);
+        check_read_only(mk("add", "/devices/platform/host0/target0:0:0/0:0:0:0/block/sdb",
+                           "block", "DEVTYPE=disk", "DEVNAME=sdb", NULL), true);
+        /* only once, when the device appears */
+        check_read_only(mk("change", "/devices/x/block/sdb", "block", "DEVTYPE=disk",
+                           "DEVNAME=sdb", NULL), false);
+        check_read_only(mk("bind", "/devices/x/block/sdb", "block", "DEVTYPE=disk",
+                           "DEVNAME=sdb", NULL), false);
+        /* stacked or memory-backed devices, partitions of them included */
+        check_read_only(mk_disk("add"), false);
+        check_read_only(mk_part("add"), false);
+        static const char *const names[] = { "dm-0", "md127", "drbd1", "nbd0", "zram0" };
+        for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+                char path[64], node[64];
+
+                snprintf(path, sizeof(path), "/devices/virtual/block/%s", names[i]);
+                snprintf(node, sizeof(node), "DEVNAME=%s", names[i]);
+                check_read_only(mk("add", path, "block", "DEVTYPE=disk", node, NULL), false);
+        }
+        /* no node, other subsystems */
+        check_read_only(mk("add", "/devices/x/block/sdc", "block", "DEVTYPE=disk", NULL),
+                        false);
+        check_read_only(mk("add", "/devices/virtual/tty/tty1", "tty", "DEVNAME=tty1", NULL),
+                        false);
+}
+
 int main(void)
 {
         TEST_RUN(test_actions);
@@ -716,5 +838,7 @@ int main(void)
         TEST_RUN(test_rejects_structure);
         TEST_RUN(test_accepts_odd_but_valid);
         TEST_RUN(test_fuzz);
+        TEST_RUN(test_lock_disk);
+        TEST_RUN(test_marks_read_only);
         return 0;
 }

@@ -492,3 +492,44 @@ int uevent_parse_kernel(const void *data, size_t len, uint64_t recv_usec, struct
         *ret = append_derived(TAKE_PTR(ev), size, &derived);
         return *ret ? 0 : -ENOMEM;
 }
+
+/* ------------------------------------------------------ block device policy */
+
+static bool startswith_any(const char *s, const char *const *prefixes)
+{
+        for (; *prefixes; prefixes++)
+                if (strncmp(s, *prefixes, strlen(*prefixes)) == 0)
+                        return true;
+        return false;
+}
+
+bool uevent_lock_disk(const struct uevent *ev, char *buf, size_t size)
+{
+        static const char *const unlocked[] = { "dm-", "md", "drbd", NULL };
+        const char *slash;
+        size_t len;
+
+        if (ev->action == UEVENT_ACTION_REMOVE || !streq(ev->subsystem, "block") ||
+            startswith_any(ev->sysname, unlocked) || !ev->devtype)
+                return false;
+        if (streq(ev->devtype, "disk"))
+                len = strlen(ev->devpath);
+        else if (streq(ev->devtype, "partition") && (slash = strrchr(ev->devpath, '/')) &&
+                 slash > ev->devpath)
+                len = (size_t)(slash - ev->devpath);
+        else
+                return false;
+        if (len >= size)
+                return false;
+        memcpy(buf, ev->devpath, len);
+        buf[len] = '\0';
+        return true;
+}
+
+bool uevent_marks_read_only(const struct uevent *ev)
+{
+        static const char *const stacked[] = { "dm-", "md", "drbd", "loop", "nbd", "zram", NULL };
+
+        return ev->action == UEVENT_ACTION_ADD && streq(ev->subsystem, "block") &&
+               ev->devnode[0] && !startswith_any(ev->sysname, stacked);
+}

@@ -111,6 +111,19 @@ const char *uevent_get(const struct uevent *ev, const char *key);
 void uevent_free(struct uevent *ev);
 static inline void uevent_freep(struct uevent **p) { uevent_free(*p); }
 
+/* The whole disk whose node a worker locks for `ev` (systemd's
+ * device_get_whole_disk()): for non-remove events of subsystem block whose
+ * sysname does not start with "dm-", "md" or "drbd": the devpath of the disk
+ * itself (devtype disk) or of its parent (devtype partition), copied to buf.
+ * false if the event takes no lock (or buf is too small). Pure function. */
+bool uevent_lock_disk(const struct uevent *ev, char *buf, size_t size);
+/* Whether udev.blockdev_read_only sets the device of `ev` read-only (systemd:
+ * worker_mark_block_device_read_only()): "add" events of subsystem block with
+ * a device node (disks and partitions), except sysnames starting with "dm-",
+ * "md", "drbd", "loop", "nbd" or "zram" (stacked or memory-backed devices).
+ * Only "add": a device set writable later stays so across triggers. Pure. */
+bool uevent_marks_read_only(const struct uevent *ev);
+
 /* Compute the database id of a device (wire-formats.md §2.1) into buf.
  * major > 0: "b"/"c" + "M:m"; else ifindex > 0: "n" + ifindex; else
  * "+subsystem:sysname" with sysname = last devpath component as is ('!' kept);

@@ -93,19 +93,6 @@ int event_queue_requeue(struct event_queue *q, struct queued_event *qe, uint64_t
  * become runnable now: it may have been unlocked (close after write seen by
  * the inotify watch). Any thread. */
 void event_queue_retry_disk(struct event_queue *q, const char *disk_devpath);
-/* The whole disk whose node a worker locks for `ev` (systemd's
- * device_get_whole_disk()): for non-remove events of subsystem block whose
- * sysname does not start with "dm-", "md" or "drbd": the devpath of the disk
- * itself (devtype disk) or of its parent (devtype partition), copied to buf.
- * false if the event takes no lock (or buf is too small). Pure function. */
-bool uevent_lock_disk(const struct uevent *ev, char *buf, size_t size);
-/* Whether udev.blockdev_read_only sets the device of `ev` read-only (systemd:
- * worker_mark_block_device_read_only()): "add" events of subsystem block with
- * a device node (disks and partitions), except sysnames starting with "dm-",
- * "md", "drbd", "loop", "nbd" or "zram" (stacked or memory-backed devices).
- * Only "add": a device set writable later stays so across triggers. Pure. */
-bool uevent_marks_read_only(const struct uevent *ev);
-
 /* Accessors for a lent event. */
 const struct uevent *queued_event_uevent(const struct queued_event *qe);
 uint64_t queued_event_start_usec(const struct queued_event *qe); /* CLOCK_MONOTONIC */

@@ -1038,82 +1038,6 @@ static struct uevent *mk_part(uint64_t seqnum, const char *action)
                   "MINOR=1", "DEVNAME=loop7p1", NULL);
 }
 
-static void check_lock_disk(struct uevent *ev, const char *want)
-{
-        char buf[256];
-        bool r = uevent_lock_disk(ev, buf, sizeof(buf));
-
-        if (want) {
-                ASSERT_TRUE(r);
-                ASSERT_STREQ(buf, want);
-        } else {
-                ASSERT_TRUE(!r);
-        }
-        uevent_free(ev);
-}
-
-static void test_lock_disk(void)
-{
-        char small[8];
-        struct uevent *ev;
-
-        check_lock_disk(mk_disk(1, "add"), DISK);
-        check_lock_disk(mk_disk(1, "change"), DISK);
-        check_lock_disk(mk_part(1, "change"), DISK);
-        check_lock_disk(mk_disk(1, "remove"), NULL);
-        check_lock_disk(mk_part(1, "remove"), NULL);
-        check_lock_disk(mk(1, "change", "/devices/virtual/block/dm-0", "block", "DEVTYPE=disk",
-                           NULL), NULL);
-        check_lock_disk(mk(1, "change", "/devices/virtual/block/md127", "block",
-                           "DEVTYPE=disk", NULL), NULL);
-        check_lock_disk(mk(1, "change", "/devices/virtual/block/drbd0", "block",
-                           "DEVTYPE=disk", NULL), NULL);
-        check_lock_disk(mk(1, "change", "/devices/virtual/block/loop1", "block", NULL), NULL);
-        check_lock_disk(mk(1, "change", "/devices/virtual/tty/tty1", "tty", "DEVTYPE=disk",
-                           NULL), NULL);
-        ev = mk_disk(1, "add");
-        ASSERT_TRUE(!uevent_lock_disk(ev, small, sizeof(small)));
-        uevent_free(ev);
-}
-
-static void check_read_only(struct uevent *ev, bool want)
-{
-        ASSERT_EQ(uevent_marks_read_only(ev), want);
-        uevent_free(ev);
-}
-
-/* udev.blockdev_read_only: new physical disks and partitions only. */
-static void test_marks_read_only(void)
-{
-        check_read_only(mk(1, "add", "/devices/pci0000:00/0000:00:05.0/virtio2/block/vda",
-                           "block", "DEVTYPE=disk", "DEVNAME=vda", NULL), true);
-        check_read_only(mk(1, "add", "/devices/pci0000:00/0000:00:05.0/virtio2/block/vda/vda1",
-                           "block", "DEVTYPE=partition", "DEVNAME=vda1", NULL), true);
-        check_read_only(mk(1, "add", "/devices/platform/host0/target0:0:0/0:0:0:0/block/sdb",
-                           "block", "DEVTYPE=disk", "DEVNAME=sdb", NULL), true);
-        /* only once, when the device appears */
-        check_read_only(mk(1, "change", "/devices/x/block/sdb", "block", "DEVTYPE=disk",
-                           "DEVNAME=sdb", NULL), false);
-        check_read_only(mk(1, "bind", "/devices/x/block/sdb", "block", "DEVTYPE=disk",
-                           "DEVNAME=sdb", NULL), false);
-        /* stacked or memory-backed devices, partitions of them included */
-        check_read_only(mk_disk(1, "add"), false);
-        check_read_only(mk_part(1, "add"), false);
-        static const char *const names[] = { "dm-0", "md127", "drbd1", "nbd0", "zram0" };
-        for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-                char path[64], node[64];
-
-                snprintf(path, sizeof(path), "/devices/virtual/block/%s", names[i]);
-                snprintf(node, sizeof(node), "DEVNAME=%s", names[i]);
-                check_read_only(mk(1, "add", path, "block", "DEVTYPE=disk", node, NULL), false);
-        }
-        /* no node, other subsystems */
-        check_read_only(mk(1, "add", "/devices/x/block/sdc", "block", "DEVTYPE=disk", NULL),
-                        false);
-        check_read_only(mk(1, "add", "/devices/virtual/tty/tty1", "tty", "DEVNAME=tty1", NULL),
-                        false);
-}
-
 static uint64_t elapsed_ms(uint64_t since_usec)
 {
         return (now_usec(CLOCK_MONOTONIC) - since_usec) / 1000;
@@ -1812,8 +1736,6 @@ int main(void)
         TEST_RUN(test_capacity);
         TEST_RUN(test_capacity_wakeup);
         TEST_RUN(test_push_edge_cases);
-        TEST_RUN(test_lock_disk);
-        TEST_RUN(test_marks_read_only);
         TEST_RUN(test_requeue_delay);
         TEST_RUN(test_requeue_wakes_sleeper);
         TEST_RUN(test_requeue_retry_disk);
