@@ -164,7 +164,7 @@ static void parse_linkinfo(const struct rtattr *li, struct link_info_nl *ret)
         int len = (int)RTA_PAYLOAD(li);
 
         for (const struct rtattr *a = RTA_DATA(li); RTA_OK(a, len); a = RTA_NEXT(a, len))
-                if (a->rta_type == IFLA_INFO_KIND)
+                if ((a->rta_type & NLA_TYPE_MASK) == IFLA_INFO_KIND)
                         copy_str(a, ret->kind, sizeof(ret->kind));
 }
 
@@ -173,7 +173,8 @@ static void parse_proplist(const struct rtattr *pl, struct link_info_nl *ret)
         int len = (int)RTA_PAYLOAD(pl);
 
         for (const struct rtattr *a = RTA_DATA(pl); RTA_OK(a, len); a = RTA_NEXT(a, len))
-                if (a->rta_type == IFLA_ALT_IFNAME && ret->n_altnames < LINK_ALTNAMES_MAX)
+                if ((a->rta_type & NLA_TYPE_MASK) == IFLA_ALT_IFNAME &&
+                    ret->n_altnames < LINK_ALTNAMES_MAX)
                         copy_str(a, ret->altnames[ret->n_altnames++], ALTNAME_MAX);
 }
 
@@ -201,7 +202,8 @@ int rtnl_get_link_info(int *fd, int ifindex, struct link_info_nl *ret)
         ret->flags = ifi->ifi_flags;
         len = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*ifi)));
         for (struct rtattr *a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
-                switch (a->rta_type) {
+                /* the kernel marks nests (IFLA_PROP_LIST) with NLA_F_NESTED */
+                switch (a->rta_type & NLA_TYPE_MASK) {
                 case IFLA_ADDRESS:
                         copy_addr(a, &ret->hw_addr);
                         break;

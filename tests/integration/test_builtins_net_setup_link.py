@@ -255,3 +255,35 @@ SUBSYSTEM=="net", ACTION=="add", KERNEL=="tvp*", IMPORT{builtin}="net_setup_link
         assert iface_state("tvp0") == ("02:11:22:33:44:55", None, ["enp0s9"])
     finally:
         cleanup_interfaces()
+
+
+def test_daemon_quiet_when_alternative_names_exist(tmp_path, udevd_factory, udev_mon,
+                                                   monkeypatch):
+    """A second "add" of an interface whose alternative names are already set
+    (the coldplug after the initramfs's daemon applied the .link file) sets
+    nothing again and warns about nothing, as systemd-udevd; the names stay."""
+    linkdir = tmp_path / "links"
+    write_tree(str(linkdir), {"10-alt.link": (
+        "[Match]\nOriginalName=tva*\n[Link]\nNamePolicy=\n"
+        "AlternativeName=alt-one alt-two\n")})
+    monkeypatch.setenv("TUDEV_NETWORK_DIRS", str(linkdir))
+    rdir = tmp_path / "rules"
+    write_rules(rdir, r'''
+SUBSYSTEM=="net", ACTION=="add", KERNEL=="tva*", IMPORT{builtin}="net_setup_link"
+''')
+    daemon = start(udevd_factory, rdir)
+    try:
+        subprocess.run(["ip", "link", "add", "tva0", "group", str(GROUP), "type", "veth",
+                        "peer", "name", "tvb0", "group", str(GROUP)], check=True)
+        udev_add(udev_mon, "/devices/virtual/net/tva0")
+        assert iface_state("tva0")[2] == ["alt-one", "alt-two"]
+        assert "AlternativeName" not in daemon.log(), daemon.log()[-3000:]
+        mark = udev_mon.mark()
+        with open("/sys/class/net/tva0/uevent", "w") as f:
+            f.write("add")
+        udev_add(udev_mon, "/devices/virtual/net/tva0", since=mark)
+        assert iface_state("tva0")[2] == ["alt-one", "alt-two"]
+        log = daemon.log()
+        assert "AlternativeName" not in log, log[-3000:]
+    finally:
+        cleanup_interfaces()
