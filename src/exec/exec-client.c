@@ -21,7 +21,6 @@
 #include "exec/exec-client.h"
 #include "exec/exec-helper.h"
 #include "exec/exec-msg.h"
-#include "exec/program-gate.h"
 #include "shared/blocking.h"
 #include "shared/log.h"
 #include "shared/macro.h"
@@ -46,7 +45,6 @@ struct exec_client {
         int watch_fd;                    /* epoll set holding helper->pidfd */
         int devnull;                     /* stdin, and stdout/stderr nobody reads */
         struct exec_client_config cfg;   /* immutable */
-        struct program_gate *gate;       /* NULL: programs start at once */
         _Atomic uint64_t next_id;
         _Atomic unsigned starts;
 };
@@ -293,14 +291,6 @@ pid_t exec_client_helper_pid(struct exec_client *c)
 
 unsigned exec_client_helper_starts(struct exec_client *c) { return atomic_load(&c->starts); }
 
-bool exec_client_gate_stats(struct exec_client *c, struct program_gate_stats *ret)
-{
-        if (!c->gate)
-                return false;
-        program_gate_get_stats(c->gate, ret);
-        return true;
-}
-
 int exec_client_new(const struct exec_client_config *cfg, struct exec_client **ret)
 {
         struct exec_client *c;
@@ -328,13 +318,6 @@ int exec_client_new(const struct exec_client_config *cfg, struct exec_client **r
                 r = -errno;
                 goto fail;
         }
-        if (c->cfg.program_gate_cpus > 0) {
-                struct program_gate_config gcfg = PROGRAM_GATE_CONFIG_DEFAULT;
-                gcfg.cpus = c->cfg.program_gate_cpus;
-                r = program_gate_new(&gcfg, &c->gate);
-                if (r < 0)
-                        goto fail;
-        }
         pthread_mutex_lock(&c->lock);
         r = helper_start_locked(c);
         pthread_mutex_unlock(&c->lock);
@@ -361,7 +344,6 @@ void exec_client_free(struct exec_client *c)
         pthread_mutex_unlock(&c->lock);
         safe_close(c->watch_fd);
         safe_close(c->devnull);
-        c->gate = program_gate_free(c->gate);
         pthread_mutex_destroy(&c->lock);
         free(c);
 }
@@ -715,9 +697,6 @@ int exec_run(struct exec_client *c, const struct exec_request *req, struct exec_
         if (r < 0)
                 return r;
 
-        /* Pipes and the reply socket are made before the gate: when its turn
-         * comes (often the moment another program ends, with the CPUs busy)
-         * only the request is left to send. */
         r = run_setup(c, &run, fds);
         if (r >= 0) {
                 fds[EXEC_FD_STDIN] = c->devnull;
@@ -725,12 +704,6 @@ int exec_run(struct exec_client *c, const struct exec_request *req, struct exec_
                         fds[EXEC_FD_STDOUT] = c->devnull;
                 if (fds[EXEC_FD_STDERR] < 0)
                         fds[EXEC_FD_STDERR] = c->devnull;
-        }
-        struct program_gate_ticket ticket;
-        bool gated = c->gate && r >= 0;
-        if (gated) { /* a wait like the program's own (run_wait()): others may use the CPU */
-                blocking_enter();
-                program_gate_enter(c->gate, req->argv[0], run.deadline, &ticket);
         }
         if (r >= 0)
                 r = run_send(c, &run, msg, size, fds);
@@ -749,13 +722,6 @@ int exec_run(struct exec_client *c, const struct exec_request *req, struct exec_
         }
         if (r > 0)
                 run_result(&run, ret);
-        if (gated) {
-                /* First of all: the next program's turn may wait for it. Measured
-                 * only when the program ran. */
-                bool ran = r > 0 && ret->pid > 0;
-                program_gate_leave(c->gate, &ticket, ran ? ret->cpu_usec : 0, ran ? ret->usec : 0);
-                blocking_leave();
-        }
         if (r > 0) {
                 run_drain(&run);
                 r = 0;

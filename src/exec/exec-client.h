@@ -68,7 +68,6 @@ struct exec_client_config {
         uint64_t kill_grace_usec;  /* default for requests; 0: EXEC_KILL_GRACE_DEFAULT_USEC */
         uint64_t exec_delay_usec;  /* sleep before each request with .is_run (--exec-delay) */
         int helper_log_level;      /* the helper's log level; 0: LOG_INFO */
-        unsigned program_gate_cpus; /* CPUs for the program gate (program-gate.h); 0: none */
 };
 
 struct exec_request {
@@ -133,9 +132,6 @@ int exec_client_process(struct exec_client *c);
 pid_t exec_client_helper_pid(struct exec_client *c);
 /* Helpers started so far, the first one included. */
 unsigned exec_client_helper_starts(struct exec_client *c);
-/* The program gate's counters; false if the client has no gate. */
-struct program_gate_stats;
-bool exec_client_gate_stats(struct exec_client *c, struct program_gate_stats *ret);
 
 /* Run one program and wait for it; blocks the calling thread (at most until
  * the deadline + grace + EXEC_CLIENT_SLACK_USEC, plus the --exec-delay sleep).

@@ -427,67 +427,6 @@ static void test_cpu_time(void)
         ASSERT_TRUE(res.cpu_usec < 100 * MSEC);
 }
 
-/* A client with the program gate (program-gate.h) for one CPU: once a program
- * is known to be CPU-heavy, programs of it from several threads run one after
- * the other, never side by side (each prints its start and end). */
-struct gate_thread {
-        struct exec_client *c;
-        uint64_t start, end;
-        int r;
-};
-
-static char *const spin_argv[] = {
-        "/bin/sh", "-c",
-        "date +%s%N; i=0; while [ $i -lt 15000 ]; do i=$((i+1)); done; date +%s%N", NULL
-};
-
-static void *gate_thread_main(void *userdata)
-{
-        struct gate_thread *t = userdata;
-        char buf[128];
-        struct exec_result res;
-        struct exec_request req = {
-                .argv = spin_argv, .out = buf, .out_size = sizeof(buf),
-        };
-        unsigned long long a = 0, b = 0;
-
-        t->r = exec_run(t->c, &req, &res);
-        if (t->r == 0 && (!exec_result_ok(&res) || sscanf(buf, "%llu %llu", &a, &b) != 2))
-                t->r = -EBADMSG;
-        t->start = a / 1000;
-        t->end = b / 1000;
-        return NULL;
-}
-
-static void test_program_gate(void)
-{
-        struct exec_client *c;
-        struct exec_result res;
-        struct gate_thread th[3] = { 0 };
-        pthread_t tid[3];
-        char buf[128];
-        struct exec_client_config cfg = { .helper_path = self_path, .program_gate_cpus = 1 };
-        struct exec_request req = { .argv = spin_argv, .out = buf, .out_size = sizeof(buf) };
-
-        ASSERT_EQ(exec_client_new(&cfg, &c), 0);
-        ASSERT_EQ(exec_run(c, &req, &res), 0); /* measured: heavy */
-        ASSERT_TRUE(exec_result_ok(&res));
-        ASSERT_TRUE(res.cpu_usec >= 3 * MSEC); /* over the gate's light limit */
-        for (int i = 0; i < 3; i++) {
-                th[i].c = c;
-                ASSERT_EQ(pthread_create(&tid[i], NULL, gate_thread_main, &th[i]), 0);
-        }
-        for (int i = 0; i < 3; i++) {
-                ASSERT_EQ(pthread_join(tid[i], NULL), 0);
-                ASSERT_EQ(th[i].r, 0);
-        }
-        for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 3; j++)
-                        if (i != j)
-                                ASSERT_TRUE(th[i].end <= th[j].start || th[j].end <= th[i].start);
-        exec_client_free(c);
-}
-
 /* Number of open descriptors of pid, and a list of them in buf. */
 static unsigned count_fds(pid_t pid, char *buf, size_t size)
 {
@@ -574,7 +513,6 @@ int main(int argc, char *argv[])
         TEST_RUN(test_spawn_failures);
         TEST_RUN(test_exec_delay);
         TEST_RUN(test_cpu_time);
-        TEST_RUN(test_program_gate);
 
         exec_client_free(client);
         return 0;

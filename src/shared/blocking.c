@@ -7,14 +7,12 @@
 static _Thread_local blocking_hook_fn hook;
 static _Thread_local void *hook_userdata;
 static _Thread_local unsigned depth;
-static _Thread_local bool turn;
 
 void blocking_set_thread_hook(blocking_hook_fn fn, void *userdata)
 {
         hook = fn;
         hook_userdata = userdata;
         depth = 0;
-        turn = false;
 }
 
 void blocking_enter(void)
@@ -29,13 +27,4 @@ void blocking_leave(void)
                 return; /* unbalanced: ignore */
         if (--depth == 0 && hook)
                 hook(BLOCKING_LEAVE, hook_userdata);
-}
-
-void blocking_turn(bool waiting)
-{
-        if (turn == waiting)
-                return; /* unbalanced: ignore */
-        turn = waiting;
-        if (hook)
-                hook(waiting ? BLOCKING_TURN_WAIT : BLOCKING_TURN_GOT, hook_userdata);
 }

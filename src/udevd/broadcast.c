@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* threads: worker-local */
+/* threads: any, one broadcaster per thread */
 #include <errno.h>
 #include <linux/netlink.h>
 #include <string.h>

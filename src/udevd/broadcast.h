@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* threads: worker-local (one broadcaster per thread) */
+/* threads: any, one broadcaster per thread (each worker's, the manager's) */
 #pragma once
 /* Sends processed events to libudev listeners: NETLINK_KOBJECT_UEVENT,
  * multicast group 2, libudev wire format (proto/monitor-msg.h). */

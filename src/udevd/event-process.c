@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* threads: worker-local */
+/* threads: worker-local (event_broadcast_failure() also on the manager thread) */
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* threads: worker-local */
+/* threads: worker-local, except event_broadcast_failure(): any thread, with a
+ * broadcaster of its own (the manager thread calls it for timed-out events) */
 #pragma once
 /* The per-event pipeline run by a worker thread, in systemd's order
  * (../shared/docs/event-processing.md §4):
@@ -50,7 +51,9 @@ struct worker_ctx {
 #define EVENT_PROCESS_LOCKED 1
 
 /* Broadcast the kernel version of `ev` with failure properties for `error`
- * (negative errno), e.g. for an event abandoned after its timeout. */
+ * (negative errno), e.g. for an event abandoned after its timeout. Called
+ * from worker threads and from the manager thread (manager.c, the event
+ * timeout), each with its own broadcaster. */
 int event_broadcast_failure(struct broadcaster *bc, const struct uevent *ev, int error);
 
 /* Returns 0 when the event was processed and broadcast, EVENT_PROCESS_LOCKED

@@ -1,70 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (one internal mutex, taken only in this file) */
 /*
+ * The queue's own concerns: its lock and lifecycle, the runnable FIFO, the
+ * delayed list, take/done/requeue, statistics. Two pure modules decide the
+ * rest, called under the lock:
+ *
  * Dependencies (which earlier events an event waits for) are event-deps.h's:
  * each event owns a dep_node, added at push and removed when the event
  * completes (done or abandoned); dependants whose last blocker goes are
- * appended to the runnable FIFO.
+ * appended to the runnable FIFO, so runnable events start in arrival order
+ * as far as the dependencies let them.
  *
- * Concurrency (event_queue_set_soft_running()): besides max_running, a soft
- * limit (the number of CPUs) bounds the events that run at once, not
- * counting those whose worker announced a wait for another process
- * (event_queue_set_blocked()). While the running events make progress (one
- * is taken or completes at least every stall_usec), runnable events beyond
- * the soft limit wait: CPU-bound events run back to back on as many threads
- * as there are CPUs, without a wake-up or a context switch per event. When
- * nothing has progressed for stall_usec (the running events wait for the
- * kernel, a lock, ...) one more event may start, and so on once per
- * stall_usec up to max_running. One idle taker (the "standby") sleeps with
- * that deadline; the others sleep until woken.
- *
- * With a CPU load signal (the cpu_busy hook; udevd: runnable tasks in
- * /proc/loadavg) a wait for a program frees the event's place only within a
- * window: the first `prog_window` blocked events do not count, the others
- * do. Once per stall period, while events are held back and every exempt
- * place is used, the window grows by one if the CPUs have room; while they
- * are saturated it shrinks by one per period (down to zero). Programs that
- * sleep (waiting for hardware, a timeout) thus soon run many at once, and
- * CPU-bound ones about one per CPU: twenty programs on two busy CPUs finish
- * no sooner than two, and hold twenty processes' memory. Events that run no
- * program are not steered by the load: the stall rule above still lets one
- * more start whenever nothing progressed for stall_usec while they alone
- * fill the soft limit. When waits for programs beyond the window are needed
- * to fill it, the stall rule waits program_stall_usec instead (udevd: 100 ms):
- * sleeping programs do not run one after the other for long when other tasks
- * keep the CPUs saturated.
- *
- * Lanes. The runnable events wait in two FIFOs. Per event class (subsystem
- * and action; a table of EVENT_CLASSES, the least recently used replaced)
- * the queue keeps a moving average of whether the class's events waited for
- * another process (event_queue_set_blocked()) while they ran. Classes whose
- * events recently did go to the slow lane; the others, and classes not seen
- * yet, to the fast lane (one event that waits for a program moves a new
- * class). The class learns from an event at its first wait, or when it
- * finishes without one; an event that starts to wait moves to the slow
- * lane's counts at once. Everything above (soft limit, stall rule, program
- * window) applies to each lane on its own, and max_running to both
- * together. A taker starts the fast lane's first event while that lane has
- * room. So a disk's events, which run no program, do not
- * wait behind network interfaces' events that each wait for a program whose
- * places the soft limit and the window hold scarce (a "mixed storm"). A
- * class changing lanes takes its runnable events along (in order, to the end
- * of the other FIFO); the averages move by a quarter per event and change
- * lanes with hysteresis, so that costs O(runnable) rarely. Only runnable
- * events are reordered: the dependency rules above are untouched, and each
- * lane is served in arrival order.
- *
- * The program gate (exec/program-gate.h) may make a worker wait for its turn
- * to start a program (event_queue_set_turn_wait()). While an event of a lane
- * does, that lane's stall rule starts no event (the gate has a stall rule of
- * its own; another event would most likely wait at the gate too, holding a
- * thread and a place), and the program window does not grow.
+ * Admission (how many events may start now) is admission.h's: at most
+ * max_running events run, at most soft_running (the CPUs) of them compute,
+ * events whose worker waits for another process (event_queue_set_blocked())
+ * do not count against that, and when no running event has made progress
+ * for stall_usec one more may start. The queue tells it every start,
+ * finish, requeue, abandon and wait, with the time. Takers that find nothing
+ * they may start sleep until woken; while runnable events are held back by
+ * the per-CPU limit alone, one of them (the "standby") sleeps until the
+ * stall deadline instead, so that the stall rule needs no other wake-up.
  *
  * Requeued events (block device locked, event-processing.md §3.3) go back from
- * running to queued without leaving the indexes, so their dependants stay
- * blocked; they wait on the `delayed` list until their not-before time (or a
- * retry_disk() for their disk) moves them to the runnable FIFO. Takers waiting
- * while the list is not empty sleep at most until its earliest time.
+ * running to queued without leaving the dependency indexes, so their
+ * dependants stay blocked; they wait on the `delayed` list until their
+ * not-before time (or a retry_disk() for their disk) moves them to the
+ * runnable FIFO. Takers waiting while the list is not empty sleep at most
+ * until its earliest time.
  */
 #include <assert.h>
 #include <errno.h>
@@ -75,9 +37,9 @@
 #include <time.h>
 
 #include "shared/cond.h"
-#include "shared/fnv.h"
 #include "shared/macro.h"
 #include "shared/time-util.h"
+#include "udevd/admission.h"
 #include "udevd/event-deps.h"
 #include "udevd/event-queue.h"
 
@@ -105,44 +67,12 @@ struct queued_event {
         struct queued_event *delayed_next; /* in q->delayed */
         uint64_t not_before;  /* while delayed: CLOCK_MONOTONIC µs */
         uint64_t retry_until; /* set at the first requeue: no requeue after it */
-        uint64_t class_hash;       /* (subsystem, action); never 0 */
-        struct event_class *cls;   /* its entry, if still that class's (see class_of()) */
-        unsigned lane;             /* LANE_*: the FIFO it waits in, or was taken from */
-        bool blocked;              /* its worker waits for another process right now */
-        bool turn_wait;            /* ... for its turn to start a program (the gate) */
-        bool waited;               /* ... did so at least once during this run */
-        struct dep_node *deps;     /* its dependency tracking (event-deps.h) */
+        bool blocked;         /* its worker waits for another process right now */
+        struct dep_node *deps; /* its dependency tracking (event-deps.h) */
 };
 
 struct qe_list {
         struct queued_event *head, *tail;
-};
-
-/* What the queue learns per event class (subsystem, action): whether its
- * events wait for programs (see "Lanes" at the top of the file). */
-#define EVENT_CLASSES 64
-#define CLASS_SCORE_MAX 256 /* score: moving average of "waited", x256 */
-#define CLASS_SCORE_NEW 140  /* a new class starts fast: one event that waits turns it slow */
-#define CLASS_SCORE_SLOW 160 /* a fast class turns slow above this, */
-#define CLASS_SCORE_FAST 96  /* a slow one fast again below this */
-
-struct event_class {
-        uint64_t hash; /* 0: free */
-        uint64_t last_used;
-        int score;
-        bool fast;
-};
-
-enum { LANE_FAST, LANE_SLOW, N_LANES };
-
-struct lane {
-        struct queued_event *head, *tail; /* runnable FIFO (runnable_next) */
-        size_t n_runnable;
-        size_t n_running;       /* QE_RUNNING events taken from this lane */
-        size_t n_blocked;       /* ... whose worker waits for another process */
-        size_t n_turn_wait;     /* ... for its turn to start a program */
-        uint64_t last_progress; /* CLOCK_MONOTONIC µs of its last take or completion */
-        uint64_t taken_total;
 };
 
 struct event_queue {
@@ -151,26 +81,18 @@ struct event_queue {
         pthread_cond_t space;  /* wait_capacity() and wait_empty() */
         struct event_queue_hooks hooks;
         size_t capacity;      /* 0: unlimited */
-        unsigned max_running; /* 0: unlimited */
-        unsigned soft_running; /* 0: no soft limit (see the top of the file) */
-        uint64_t stall_usec;
-        uint64_t program_stall_usec; /* see stall_period_locked() */
-        bool standby;           /* a taker sleeps until the stall deadline */
-        size_t prog_window;     /* with hooks.cpu_busy: blocked events that do not count */
-        uint64_t window_usec;   /* when prog_window was last adjusted (0: never) */
+        struct admission adm; /* limits, running and waiting counts */
+        bool standby;         /* a taker sleeps until the stall deadline */
         bool paused;
         bool shutdown;
         bool busy;
 
         struct qe_list queued; /* QE_QUEUED, insertion order */
         struct qe_list lent;   /* QE_RUNNING and QE_ABANDONED */
-        struct lane lanes[N_LANES];
+        struct queued_event *runnable_head, *runnable_tail; /* FIFO (runnable_next) */
         struct queued_event *delayed; /* requeued, waiting for not_before */
-        size_t n_queued, n_running, n_runnable, n_delayed; /* all lanes */
+        size_t n_queued, n_runnable, n_delayed;
         uint64_t pushed_total, done_total;
-        struct event_class classes[EVENT_CLASSES];
-        uint64_t class_clock;
-        unsigned class_flips;
 
         size_t n_waiting;   /* takers blocked on `takers` */
         size_t n_signalled; /* wake-ups sent and not yet consumed */
@@ -216,17 +138,6 @@ static void qe_free(struct queued_event *qe)
         free(qe);
 }
 
-/* Hash of the subsystem and the action; never 0 (0 marks a free class). */
-static uint64_t class_hash_of(const struct uevent *ev)
-{
-        unsigned char action = (unsigned char)ev->action;
-        /* with its NUL, so that no subsystem's bytes run into the action */
-        uint64_t h = fnv1a64(FNV1A64_INIT, ev->subsystem, strlen(ev->subsystem) + 1);
-
-        h = fnv1a64(h, &action, 1);
-        return h ?: 1;
-}
-
 /* Takes ev only on success. */
 static struct queued_event *qe_new(struct uevent *ev)
 {
@@ -242,7 +153,6 @@ static struct queued_event *qe_new(struct uevent *ev)
         }
         qe->ev = ev;
         qe->state = QE_QUEUED;
-        qe->class_hash = class_hash_of(ev);
         atomic_init(&qe->result_owner, QE_RESULT_OPEN);
         return qe;
 }
@@ -262,132 +172,27 @@ static void qe_free_chain(struct queued_event *qe)
 
 static size_t total_locked(const struct event_queue *q)
 {
-        return q->n_queued + q->n_running;
+        return q->n_queued + q->adm.running;
 }
 
-/* Room below max_running. */
-static size_t hard_slots_locked(const struct event_queue *q)
-{
-        if (q->paused)
-                return 0;
-        if (q->max_running == 0)
-                return SIZE_MAX;
-        return q->n_running >= q->max_running ? 0 : q->max_running - q->n_running;
-}
-
-static struct lane *slow_lane(struct event_queue *q)
-{
-        return &q->lanes[LANE_SLOW];
-}
-
-/* The lane's running events whose worker waits for another process. */
-static size_t lane_blocked(const struct lane *l)
-{
-        return MIN(l->n_blocked, l->n_running);
-}
-
-/* How long the lane's running events may make no progress before one more of
- * its events may start anyway (the stall rule): stall_usec when its events
- * that wait for no program fill the soft limit on their own;
- * program_stall_usec when waits for programs beyond the window are needed to
- * fill it. Those are the window's business: the longer period only keeps
- * sleeping programs from running one after the other while other tasks keep
- * the CPUs saturated, and must exceed the run time of common CPU-bound
- * programs. */
-static uint64_t lane_stall_period(const struct event_queue *q, const struct lane *l)
-{
-        size_t others = l->n_running - lane_blocked(l);
-
-        return others >= q->soft_running ? q->stall_usec : q->program_stall_usec;
-}
-
-/* The lane's running events whose wait for another process frees their
- * place: all of them, or with a load signal those within the program window
- * (only the slow lane has any: an event that waits moves there). */
-static size_t lane_exempt(const struct event_queue *q, const struct lane *l)
-{
-        size_t blocked = lane_blocked(l);
-
-        return q->hooks.cpu_busy ? MIN(blocked, q->prog_window) : blocked;
-}
-
-/* How many of the lane's runnable events takers could start right now, given
- * `hard` places below max_running. */
-static size_t lane_takeable(const struct event_queue *q, const struct lane *l, size_t hard)
-{
-        size_t slots = hard;
-
-        if (l->n_runnable == 0 || hard == 0)
-                return 0;
-        if (q->soft_running > 0) {
-                size_t active = l->n_running - lane_exempt(q, l);
-                size_t soft = active >= q->soft_running ? 0 : q->soft_running - active;
-
-                /* The stall rule, except while one of the lane's events
-                 * waits for its turn at the program gate: the gate has its
-                 * own, and another event would most likely wait there too. */
-                if (soft == 0 && l->n_turn_wait == 0 &&
-                    now_usec(CLOCK_MONOTONIC) >= l->last_progress + lane_stall_period(q, l))
-                        soft = 1;
-                slots = MIN(slots, soft);
-        }
-        return MIN(l->n_runnable, slots);
-}
-
-/* How many runnable events takers could pick up right now. */
+/* How many runnable events takers could start right now. */
 static size_t takeable_locked(const struct event_queue *q)
 {
-        size_t hard = hard_slots_locked(q);
-        size_t n = 0;
-
-        for (size_t i = 0; i < N_LANES; i++)
-                n += lane_takeable(q, &q->lanes[i], hard);
-        return MIN(n, hard);
+        if (q->paused || q->n_runnable == 0)
+                return 0;
+        return MIN(q->n_runnable, (size_t)admission_room(&q->adm, now_usec(CLOCK_MONOTONIC)));
 }
 
-/* The lane's runnable events that only the soft limit holds back. */
-static bool lane_held_back(const struct event_queue *q, const struct lane *l, size_t hard)
-{
-        return q->soft_running > 0 && l->n_runnable > 0 &&
-               MIN(l->n_runnable, hard) > lane_takeable(q, l, hard);
-}
-
-/* Runnable events that only the soft limit holds back (a standby watches). */
+/* Runnable events that only the per-CPU limit holds back (the stall rule
+ * will let one start; a standby taker watches the deadline). */
 static bool held_back_locked(const struct event_queue *q)
 {
-        size_t hard = hard_slots_locked(q);
+        size_t hard;
 
-        for (size_t i = 0; i < N_LANES; i++)
-                if (lane_held_back(q, &q->lanes[i], hard))
-                        return true;
-        return false;
-}
-
-/* Once per stall period while the slow lane's events wait for programs
- * (take() calls it for every event: the cheap checks come before the clock):
- * shrink the program window by one per period since the last adjustment
- * while the CPUs are saturated; grow it by one while they have room, slow
- * events are held back, every exempt place is used and none of them waits
- * for its turn to start a program (the program gate holds programs back:
- * another event would only wait there too, holding a thread and a place). */
-static void adjust_window_locked(struct event_queue *q)
-{
-        struct lane *slow = slow_lane(q);
-        uint64_t now, periods;
-
-        if (!q->hooks.cpu_busy || q->soft_running == 0 || slow->n_blocked == 0)
-                return;
-        now = now_usec(CLOCK_MONOTONIC);
-        if (q->window_usec != 0 && now < q->window_usec + q->stall_usec)
-                return;
-        periods = q->window_usec == 0 ? 1 : (now - q->window_usec) / q->stall_usec;
-        q->window_usec = now;
-        if (q->hooks.cpu_busy(q->hooks.userdata))
-                q->prog_window -= (size_t)MIN(periods, (uint64_t)q->prog_window);
-        else if (lane_held_back(q, slow, hard_slots_locked(q)) &&
-                 slow->n_blocked >= q->prog_window && slow->n_turn_wait == 0 &&
-                 (q->max_running == 0 || q->prog_window < q->max_running))
-                q->prog_window++;
+        if (q->paused || q->n_runnable == 0)
+                return false;
+        hard = MIN(q->n_runnable, (size_t)admission_hard_room(&q->adm));
+        return hard > takeable_locked(q);
 }
 
 /* Wake as many blocked takers as there is work for, counting wake-ups that
@@ -400,8 +205,8 @@ static void wake_takers_locked(struct event_queue *q)
                 q->n_signalled++;
                 pthread_cond_signal(&q->takers);
         }
-        /* Held-back work needs a standby, or the stall rule and the window
-         * wait for the next completion: wake an idle taker to become it. */
+        /* Held-back work needs a standby, or the stall rule waits for the
+         * next transition: wake an idle taker to become it. */
         if (!q->standby && q->n_waiting > q->n_signalled && held_back_locked(q)) {
                 q->n_signalled++;
                 pthread_cond_signal(&q->takers);
@@ -447,152 +252,37 @@ static void count_decreased_locked(struct event_queue *q)
                 pthread_cond_broadcast(&q->space);
 }
 
-/* ----------------------------------------------------------------- lanes */
-
-/* The event's class entry, or NULL once the entry went to another class. */
-static struct event_class *class_of(const struct queued_event *qe)
-{
-        return qe->cls && qe->cls->hash == qe->class_hash ? qe->cls : NULL;
-}
-
-/* The entry of `hash`, made (the least recently used one replaced) if new. */
-static struct event_class *class_get_locked(struct event_queue *q, uint64_t hash)
-{
-        struct event_class *victim = &q->classes[0];
-
-        for (size_t i = 0; i < EVENT_CLASSES; i++) {
-                struct event_class *c = &q->classes[i];
-
-                if (c->hash == hash) {
-                        c->last_used = ++q->class_clock;
-                        return c;
-                }
-                if (c->last_used < victim->last_used)
-                        victim = c; /* free entries have last_used 0 */
-        }
-        *victim = (struct event_class){
-                .hash = hash,
-                .last_used = ++q->class_clock,
-                .score = CLASS_SCORE_NEW,
-                .fast = true,
-        };
-        return victim;
-}
-
-static bool qe_fast(const struct queued_event *qe)
-{
-        const struct event_class *c = class_of(qe);
-
-        return c && c->fast;
-}
-
-static void lane_append(struct lane *l, struct queued_event *qe)
-{
-        qe->runnable_next = NULL;
-        if (l->tail)
-                l->tail->runnable_next = qe;
-        else
-                l->head = qe;
-        l->tail = qe;
-        l->n_runnable++;
-}
+/* -------------------------------------------------------------- runnable */
 
 static void runnable_append_locked(struct event_queue *q, struct queued_event *qe)
 {
-        qe->lane = qe_fast(qe) ? LANE_FAST : LANE_SLOW;
-        lane_append(&q->lanes[qe->lane], qe);
+        qe->runnable_next = NULL;
+        if (q->runnable_tail)
+                q->runnable_tail->runnable_next = qe;
+        else
+                q->runnable_head = qe;
+        q->runnable_tail = qe;
         q->n_runnable++;
 }
 
-static struct queued_event *lane_pop(struct lane *l)
+static struct queued_event *runnable_pop_locked(struct event_queue *q)
 {
-        struct queued_event *qe = l->head;
+        struct queued_event *qe = q->runnable_head;
 
         assert(qe);
-        l->head = qe->runnable_next;
-        if (!l->head)
-                l->tail = NULL;
+        q->runnable_head = qe->runnable_next;
+        if (!q->runnable_head)
+                q->runnable_tail = NULL;
         qe->runnable_next = NULL;
-        l->n_runnable--;
+        q->n_runnable--;
         return qe;
 }
 
-/* The next event to start: the fast lane's first while it may start one
- * (its events need no program, so they do not wait behind those that do),
- * else the slow lane's. Call only when takeable_locked() > 0. */
-static struct queued_event *runnable_pop_locked(struct event_queue *q)
+/* A running event leaves the admission counts (done, abandoned or requeued). */
+static void running_release_locked(struct event_queue *q, struct queued_event *qe, uint64_t now)
 {
-        size_t hard = hard_slots_locked(q);
-        struct lane *l = &q->lanes[LANE_FAST];
-
-        if (lane_takeable(q, l, hard) == 0)
-                l = slow_lane(q);
-        q->n_runnable--;
-        return lane_pop(l);
-}
-
-/* Move the runnable events of class `c` from lane `from` to the end of the
- * other lane, in their order. */
-static void lane_move_class_locked(struct event_queue *q, unsigned from,
-                                   const struct event_class *c)
-{
-        unsigned to = from == LANE_FAST ? LANE_SLOW : LANE_FAST;
-        struct lane *src = &q->lanes[from], kept = { 0 };
-        struct queued_event *qe, *next;
-
-        for (qe = src->head; qe; qe = next) {
-                next = qe->runnable_next;
-                if (class_of(qe) == c) {
-                        qe->lane = to;
-                        lane_append(&q->lanes[to], qe);
-                } else
-                        lane_append(&kept, qe);
-        }
-        src->head = kept.head;
-        src->tail = kept.tail;
-        src->n_runnable = kept.n_runnable;
-}
-
-/* Learn from a running event whether its class waits for programs: at its
- * first wait, or when it finishes without one. A class changing lanes takes
- * its runnable events along. */
-static void class_learn_locked(struct event_queue *q, const struct queued_event *qe)
-{
-        struct event_class *c = class_of(qe);
-
-        if (!c)
-                return;
-        c->score += ((qe->waited ? CLASS_SCORE_MAX : 0) - c->score) / 4;
-        if (!c->fast && c->score < CLASS_SCORE_FAST) {
-                c->fast = true;
-                q->class_flips++;
-                lane_move_class_locked(q, LANE_SLOW, c);
-        } else if (c->fast && c->score > CLASS_SCORE_SLOW) {
-                c->fast = false;
-                q->class_flips++;
-                lane_move_class_locked(q, LANE_FAST, c);
-        }
-}
-
-/* A running event leaves its lane's counts (done, abandoned or requeued). */
-static void lane_release_locked(struct event_queue *q, struct queued_event *qe, uint64_t now)
-{
-        struct lane *l = &q->lanes[qe->lane];
-
-        assert(l->n_running > 0);
-        l->n_running--;
-        if (qe->blocked) {
-                assert(l->n_blocked > 0);
-                l->n_blocked--;
-                qe->blocked = false;
-        }
-        if (qe->turn_wait) {
-                assert(l->n_turn_wait > 0);
-                l->n_turn_wait--;
-                qe->turn_wait = false;
-        }
-        l->last_progress = now;
-        q->n_running--;
+        admission_finished(&q->adm, qe->blocked, now);
+        qe->blocked = false;
 }
 
 /* ------------------------------------------------------- delayed (requeued) */
@@ -671,7 +361,6 @@ static int insert_locked(struct event_queue *q, struct queued_event *qe)
 
         if (r < 0)
                 return r;
-        qe->cls = class_get_locked(q, qe->class_hash);
         list_append(&q->queued, qe);
         q->n_queued++;
         q->pushed_total++;
@@ -694,6 +383,7 @@ int event_queue_new(const struct event_queue_hooks *hooks, size_t capacity,
         if (hooks)
                 q->hooks = *hooks;
         q->capacity = capacity;
+        admission_init(&q->adm, 0, 0, 0);
         event_deps_init(&q->deps);
 
         r = -pthread_mutex_init(&q->lock, NULL);
@@ -844,28 +534,6 @@ int event_queue_wait_empty(struct event_queue *q, uint64_t deadline_usec)
         return wait_space(q, deadline_usec, empty_done);
 }
 
-/* When a standby taker must look again at held-back events: the stall
- * deadline, the window's next adjustment (while programs are waited for),
- * and at the latest one stall period from now, since which stall period
- * applies can change without a wake-up (a worker's program ends). */
-static uint64_t standby_deadline_locked(const struct event_queue *q)
-{
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
-        uint64_t due = now + q->stall_usec;
-
-        for (size_t i = 0; i < N_LANES; i++) {
-                const struct lane *l = &q->lanes[i];
-                uint64_t stall_due = l->last_progress + lane_stall_period(q, l);
-
-                if (l->n_runnable > 0 && stall_due > now)
-                        due = MIN(due, stall_due);
-        }
-        if (q->hooks.cpu_busy && q->lanes[LANE_SLOW].n_blocked > 0 &&
-            q->window_usec + q->stall_usec > now)
-                due = MIN(due, q->window_usec + q->stall_usec);
-        return due;
-}
-
 /* *need: the pool should start a worker (see need_worker_locked()). */
 static struct queued_event *take_locked(struct event_queue *q, bool *need)
 {
@@ -879,7 +547,6 @@ static struct queued_event *take_locked(struct event_queue *q, bool *need)
                         uint64_t now = now_usec(CLOCK_MONOTONIC);
                         next = promote_delayed_locked(q, due_by_time, &now);
                 }
-                adjust_window_locked(q);
                 if (takeable_locked(q) > 0)
                         break;
                 if (q->shutdown && (q->paused || q->n_queued == 0)) {
@@ -888,7 +555,7 @@ static struct queued_event *take_locked(struct event_queue *q, bool *need)
                 }
                 if (!q->standby && held_back_locked(q)) {
                         q->standby = standby = true;
-                        next = MIN(next, standby_deadline_locked(q));
+                        next = MIN(next, admission_deadline(&q->adm));
                 }
                 q->n_waiting++;
                 /* With delayed events, sleep at most until the earliest is due. */
@@ -906,12 +573,9 @@ static struct queued_event *take_locked(struct event_queue *q, bool *need)
         q->n_queued--;
         qe->state = QE_RUNNING;
         qe->start_usec = now_usec(CLOCK_MONOTONIC);
-        qe->blocked = qe->waited = qe->turn_wait = false;
+        qe->blocked = false;
         list_append(&q->lent, qe);
-        q->n_running++;
-        q->lanes[qe->lane].n_running++;
-        q->lanes[qe->lane].last_progress = qe->start_usec;
-        q->lanes[qe->lane].taken_total++;
+        admission_started(&q->adm, qe->start_usec);
 
         if (q->shutdown && q->n_queued == 0)
                 pthread_cond_broadcast(&q->takers); /* the others may leave now */
@@ -938,30 +602,19 @@ struct queued_event *event_queue_take(struct event_queue *q)
         return qe;
 }
 
-/* Complete qe; with `will_take` the caller takes the next event right after,
- * so the slot qe frees needs no wake-up. */
+/* Complete qe; with `will_take` the caller takes the next event right after
+ * (and wakes takers for whatever it leaves), so nobody is woken here. */
 static void done_locked(struct event_queue *q, struct queued_event *qe, bool will_take)
 {
         assert(qe->state != QE_QUEUED);
         list_remove(&q->lent, qe);
         if (qe->state == QE_RUNNING) {
-                struct lane *l = &q->lanes[qe->lane];
-
-                if (!qe->waited) /* first: the dependants go to its class's lane */
-                        class_learn_locked(q, qe);
                 release_locked(q, qe);
-                lane_release_locked(q, qe, now_usec(CLOCK_MONOTONIC));
+                running_release_locked(q, qe, now_usec(CLOCK_MONOTONIC));
                 q->done_total++;
                 count_decreased_locked(q);
-                if (will_take) { /* the slot is the caller's: nobody to wake for it */
-                        q->n_running++;
-                        l->n_running++;
-                }
-                wake_takers_locked(q);
-                if (will_take) {
-                        q->n_running--;
-                        l->n_running--;
-                }
+                if (!will_take)
+                        wake_takers_locked(q);
         }
 }
 
@@ -992,16 +645,32 @@ struct queued_event *event_queue_done_take(struct event_queue *q, struct queued_
         return next;
 }
 
+/* Under the lock: apply new limits, wake for what they allow. */
+static void set_limits_locked(struct event_queue *q, unsigned soft_running,
+                              unsigned max_running, uint64_t stall_usec, bool *need)
+{
+        admission_set_limits(&q->adm, soft_running, max_running, stall_usec);
+        *need = rewake_locked(q);
+}
+
 void event_queue_set_soft_running(struct event_queue *q, unsigned soft_running,
-                                  uint64_t stall_usec, uint64_t program_stall_usec)
+                                  uint64_t stall_usec)
 {
         bool need;
 
         pthread_mutex_lock(&q->lock);
-        q->soft_running = soft_running;
-        q->stall_usec = stall_usec;
-        q->program_stall_usec = MAX(program_stall_usec, stall_usec);
-        need = rewake_locked(q);
+        set_limits_locked(q, soft_running, q->adm.max_running, stall_usec, &need);
+        pthread_mutex_unlock(&q->lock);
+        if (need)
+                q->hooks.on_need_worker(q->hooks.userdata);
+}
+
+void event_queue_set_max_running(struct event_queue *q, unsigned max_running)
+{
+        bool need;
+
+        pthread_mutex_lock(&q->lock);
+        set_limits_locked(q, q->adm.cpus, max_running, q->adm.stall_usec, &need);
         pthread_mutex_unlock(&q->lock);
         if (need)
                 q->hooks.on_need_worker(q->hooks.userdata);
@@ -1012,55 +681,14 @@ void event_queue_set_blocked(struct event_queue *q, struct queued_event *qe, boo
         bool need = false;
 
         pthread_mutex_lock(&q->lock);
-        if (qe->blocked == blocked) {
-                pthread_mutex_unlock(&q->lock);
-                return;
-        }
-        qe->blocked = blocked;
-        if (qe->state == QE_RUNNING) {
-                if (blocked && !qe->waited) {
-                        qe->waited = true;
-                        class_learn_locked(q, qe);
-                        /* An event that waits for a program counts in the
-                         * slow lane, whatever lane it was taken from. */
-                        if (qe->lane != LANE_SLOW) {
-                                struct lane *slow = slow_lane(q), *from = &q->lanes[qe->lane];
+        if (qe->blocked != blocked && qe->state == QE_RUNNING) {
+                uint64_t now = now_usec(CLOCK_MONOTONIC);
 
-                                from->n_running--;
-                                slow->n_running++;
-                                if (qe->turn_wait) {
-                                        from->n_turn_wait--;
-                                        slow->n_turn_wait++;
-                                }
-                                qe->lane = LANE_SLOW;
-                                /* its start counts as the slow lane's progress */
-                                slow->last_progress = MAX(slow->last_progress, qe->start_usec);
-                        }
-                }
+                qe->blocked = blocked;
                 if (blocked)
-                        q->lanes[qe->lane].n_blocked++; /* a soft slot may open */
+                        admission_wait_begins(&q->adm, now); /* a place may open */
                 else
-                        q->lanes[qe->lane].n_blocked--; /* the stall rule may apply again */
-        }
-        need = rewake_locked(q);
-        pthread_mutex_unlock(&q->lock);
-        if (need)
-                q->hooks.on_need_worker(q->hooks.userdata);
-}
-
-void event_queue_set_turn_wait(struct event_queue *q, struct queued_event *qe, bool waiting)
-{
-        bool need = false;
-
-        pthread_mutex_lock(&q->lock);
-        if (qe->turn_wait != waiting) {
-                qe->turn_wait = waiting;
-                if (qe->state == QE_RUNNING) {
-                        if (waiting)
-                                q->lanes[qe->lane].n_turn_wait++;
-                        else
-                                q->lanes[qe->lane].n_turn_wait--; /* the stall rule is back */
-                }
+                        admission_wait_ends(&q->adm, now);
                 need = rewake_locked(q);
         }
         pthread_mutex_unlock(&q->lock);
@@ -1096,7 +724,7 @@ int event_queue_requeue(struct event_queue *q, struct queued_event *qe, uint64_t
         list_remove(&q->lent, qe);
         qe->state = QE_QUEUED;
         list_append(&q->queued, qe);
-        lane_release_locked(q, qe, now);
+        running_release_locked(q, qe, now);
         q->n_queued++;
         if (delay_usec == 0) {
                 runnable_append_locked(q, qe);
@@ -1157,18 +785,6 @@ void event_queue_set_paused(struct event_queue *q, bool paused)
                 q->hooks.on_need_worker(q->hooks.userdata);
 }
 
-void event_queue_set_max_running(struct event_queue *q, unsigned max_running)
-{
-        bool need;
-
-        pthread_mutex_lock(&q->lock);
-        q->max_running = max_running;
-        need = rewake_locked(q);
-        pthread_mutex_unlock(&q->lock);
-        if (need)
-                q->hooks.on_need_worker(q->hooks.userdata);
-}
-
 /* Free every queued event. All dependants of a running event are queued
  * (blocked), so the running events simply forget theirs. */
 static struct queued_event *drop_queued_locked(struct event_queue *q)
@@ -1181,10 +797,7 @@ static struct queued_event *drop_queued_locked(struct event_queue *q)
         for (struct queued_event *qe = q->queued.head; qe; qe = qe->next)
                 event_deps_remove(&q->deps, qe->deps, NULL, NULL);
         q->queued = (struct qe_list){ NULL, NULL };
-        for (size_t i = 0; i < N_LANES; i++) {
-                q->lanes[i].head = q->lanes[i].tail = NULL;
-                q->lanes[i].n_runnable = 0;
-        }
+        q->runnable_head = q->runnable_tail = NULL;
         q->n_runnable = 0;
         q->delayed = NULL;
         q->n_delayed = 0;
@@ -1212,14 +825,13 @@ void event_queue_get_stats(struct event_queue *q, struct event_queue_stats *ret)
         pthread_mutex_lock(&q->lock);
         *ret = (struct event_queue_stats){
                 .queued = q->n_queued,
-                .running = q->n_running,
+                .running = q->adm.running,
+                .waiting = q->adm.waiting,
                 .runnable = q->n_runnable,
                 .delayed = q->n_delayed,
                 .startable = takeable_locked(q) + (held_back_locked(q) ? 1 : 0),
                 .pushed_total = q->pushed_total,
                 .done_total = q->done_total,
-                .fast_taken_total = q->lanes[LANE_FAST].taken_total,
-                .class_flips = q->class_flips,
         };
         pthread_mutex_unlock(&q->lock);
 }
@@ -1252,10 +864,8 @@ bool queued_event_abandon_locked(struct event_queue *q, struct queued_event *qe)
         if (!atomic_compare_exchange_strong(&qe->result_owner, &open, QE_RESULT_ABANDONED))
                 return false; /* the worker is already publishing its result */
         qe->state = QE_ABANDONED;
-        if (!qe->waited)
-                class_learn_locked(q, qe);
         release_locked(q, qe);
-        lane_release_locked(q, qe, now_usec(CLOCK_MONOTONIC));
+        running_release_locked(q, qe, now_usec(CLOCK_MONOTONIC));
         q->done_total++;
         count_decreased_locked(q);
         wake_takers_locked(q);

@@ -32,18 +32,14 @@ struct event_queue_hooks {
          * counting queued + running events. Used to create/remove
          * /run/udev/queue; must be quick and must not call back into the queue. */
         void (*on_busy_changed)(bool busy, void *userdata);
-        /* Called without the lock after a push that left runnable events with no
-         * idle worker waiting in take(): the pool may start another worker.
-         * Called the same way after event_queue_set_paused(false),
-         * event_queue_set_max_running() and an abandon (when
-         * event_queue_foreach_running() returns), from the caller's thread. */
+        /* Called without the lock, from the caller's thread, after a call
+         * that left events takers may start (or events held back by the
+         * per-CPU limit) with no idle worker waiting in take() to start
+         * them (or to stand by): the pool may start another worker. Callers
+         * include push, take, set_blocked, the limit setters, requeue,
+         * retry_disk, set_paused(false) and foreach_running (after an
+         * abandon); so also worker threads. */
         void (*on_need_worker)(void *userdata);
-        /* Called with the queue lock held, at most about once per stall
-         * period and only while a worker waits for a program (keep it quick,
-         * no calls back into the queue): whether the CPUs are saturated.
-         * Given, waits for programs free places only within a window (see
-         * event_queue_set_soft_running()); NULL: every such wait does. */
-        bool (*cpu_busy)(void *userdata);
         void *userdata;
 };
 
@@ -103,35 +99,19 @@ void event_queue_set_paused(struct event_queue *q, bool paused);
 /* Limit of events running at once (children max); takers beyond it wait.
  * 0 = unlimited (the default). */
 void event_queue_set_max_running(struct event_queue *q, unsigned max_running);
-/* Runnable events wait in one of two lanes, by what the queue learnt of their
- * class (subsystem, action): the slow lane for classes whose events recently
- * waited for programs, the fast lane for the others and for classes not seen
- * yet. The soft limit applies to each lane on its own, and a taker starts a
- * fast-lane event first while its lane has room: events that run no program
- * do not queue behind those that wait for programs.
- * Per lane, at most soft_running events run at once while they make
- * progress; one more may start each time none of the lane's was taken or
- * completed for stall_usec (up to max_running, which counts both lanes).
- * Slow-lane events whose worker waits for another process (see
- * event_queue_set_blocked()) do not count; with a cpu_busy hook only the
- * first W of them do not, W starting at 0 and, once per
- * stall_usec while programs are waited for, growing by one while slow events
- * are held back and the CPUs are not saturated, or shrinking by one while
- * they are. When waits beyond W are needed to fill the soft limit, one more
- * may start only after program_stall_usec (at least stall_usec) without
- * progress. 0 = no soft limit (the default): lanes only set the order. */
+/* The per-CPU limit and the stall rule (admission.h): at most soft_running
+ * events that are not waiting for another process run at once; when none of
+ * the running events has made progress (taken, finished, requeued,
+ * abandoned, a wait begun or ended) for stall_usec, one more may start, up
+ * to max_running, and so on once per stall_usec. 0 = no such limit (the
+ * default): only max_running counts. */
 void event_queue_set_soft_running(struct event_queue *q, unsigned soft_running,
-                                  uint64_t stall_usec, uint64_t program_stall_usec);
+                                  uint64_t stall_usec);
 /* The worker of the running event qe starts (true) or stops (false) waiting
- * for another process: a program, a helper's reply. Whether an event waited
- * at all is what sorts its class into a lane (see event_queue_set_soft_running()). */
+ * for another process: a program, the exec helper's reply. While it
+ * waits, the event does not count against soft_running. No effect on an
+ * event that is no longer running (abandoned). */
 void event_queue_set_blocked(struct event_queue *q, struct queued_event *qe, bool blocked);
-/* Within such a wait, the worker of qe starts (true) or stops (false) waiting
- * for its turn to start a program (the program gate): while any event of a
- * lane does, the lane's stall rule starts no event (the gate has its own:
- * another event would most likely wait there too, holding a thread and a
- * place), and the program window does not grow. */
-void event_queue_set_turn_wait(struct event_queue *q, struct queued_event *qe, bool waiting);
 
 /* Shut down: with drop_queued, not-yet-running events are freed at once;
  * otherwise take() keeps handing out events until none are left. In both cases
@@ -145,14 +125,13 @@ void event_queue_shutdown(struct event_queue *q, bool drop_queued);
 struct event_queue_stats {
         size_t queued;   /* waiting (blocked or runnable) */
         size_t running;  /* lent to workers */
+        size_t waiting;  /* ... whose worker waits for another process */
         size_t runnable; /* queued and not blocked */
         size_t delayed;  /* queued, requeued and waiting for their retry time */
         size_t startable; /* runnable events takers may start now, +1 for a standby
-                           * taker while the soft limit holds some back */
+                           * taker while the per-CPU limit holds some back */
         uint64_t pushed_total;
         uint64_t done_total; /* finished or abandoned (dropped ones not counted) */
-        uint64_t fast_taken_total; /* events started from the fast lane */
-        unsigned class_flips; /* event classes that changed lanes */
 };
 void event_queue_get_stats(struct event_queue *q, struct event_queue_stats *ret);
 

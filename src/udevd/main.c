@@ -64,8 +64,6 @@ static void help(void)
                "     --ready-fd=N             Write a newline to fd N once ready (s6 style)\n"
                "     --rules-dir=DIR          Read rules from DIR instead of the default\n"
                "                              search path (repeatable)\n"
-               "     --program-gate=auto|off  Measure whether CPU-heavy programs should run\n"
-               "                              one at a time (auto, default) or not\n"
                "\nSee the udevd(8) man page for details.\n");
 }
 
@@ -78,7 +76,6 @@ enum {
         ARG_READY_FD,
         ARG_DEBUG_NETLINK_RCVBUF,
         ARG_DEBUG_RESYNC_MATCH,
-        ARG_PROGRAM_GATE,
 };
 
 #define DEBUG_RCVBUF_MAX (64 * 1024 * 1024)
@@ -105,7 +102,6 @@ static int parse_argv(int argc, char *argv[], struct udevd_settings *s,
                 { "ready-fd", required_argument, NULL, ARG_READY_FD },
                 { "debug-netlink-rcvbuf", required_argument, NULL, ARG_DEBUG_NETLINK_RCVBUF },
                 { "debug-resync-match", required_argument, NULL, ARG_DEBUG_RESYNC_MATCH },
-                { "program-gate", required_argument, NULL, ARG_PROGRAM_GATE },
                 {}
         };
         uint64_t usec;
@@ -200,15 +196,6 @@ static int parse_argv(int argc, char *argv[], struct udevd_settings *s,
                         s->ready_fd = (int)fd;
                         break;
                 }
-                case ARG_PROGRAM_GATE:
-                        if (strcmp(optarg, "auto") == 0)
-                                s->program_gate = true;
-                        else if (strcmp(optarg, "off") == 0)
-                                s->program_gate = false;
-                        else
-                                log_warning("Invalid --program-gate='%s' (auto or off), ignoring",
-                                            optarg);
-                        break;
                 case ARG_TEST_ACCEPT_USER_UEVENTS:
                         s->accept_user_uevents = true;
                         break;
@@ -274,7 +261,6 @@ int main(int argc, char *argv[])
         struct udevd_settings settings = {
                 .event_timeout_usec = 180 * USEC_PER_SEC,
                 .timeout_signal = SIGTERM,
-                .program_gate = true,
                 .run_dir = UDEVD_RUN_DIR,
                 .ready_fd = -1,
         };
@@ -377,7 +363,6 @@ int main(int argc, char *argv[])
                 .timeout_usec = settings.event_timeout_usec,
                 .exec_delay_usec = settings.exec_delay_usec,
                 .helper_log_level = log_get_max_level(),
-                .program_gate_cpus = settings.program_gate ? udevd_cpus() : 0,
         };
         r = exec_client_new(&exec_cfg, &settings.exec);
         if (r < 0) {

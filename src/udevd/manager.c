@@ -18,13 +18,11 @@
 #include "device/db.h"
 #include "device/node.h"
 #include "exec/exec-client.h"
-#include "exec/program-gate.h"
 #include "rules/rules.h"
 #include "shared/fileio.h"
 #include "shared/log.h"
 #include "shared/time-util.h"
 #include "udevd/broadcast.h"
-#include "udevd/cpu-load.h"
 #include "udevd/ctrl-server.h"
 #include "udevd/event-process.h"
 #include "udevd/event-queue.h"
@@ -66,7 +64,6 @@ struct manager {
         char control_path[256];
         struct loop *loop;
         struct event_queue *queue;
-        struct cpu_load *cpu_load; /* NULL without /proc/loadavg; used under the queue lock */
         struct worker_pool *pool;
         struct listener *listener;
         struct known_devices *known;
@@ -114,14 +111,6 @@ static void on_queue_need_worker(void *userdata)
 {
         struct manager *m = userdata;
         worker_pool_grow(m->pool);
-}
-
-/* Under the queue lock (event-queue.h). */
-static bool on_queue_cpu_busy(void *userdata)
-{
-        struct manager *m = userdata;
-
-        return cpu_load_busy(m->cpu_load, now_usec(CLOCK_MONOTONIC), UDEVD_STALL_USEC);
 }
 
 /* ---- rules ---- */
@@ -580,22 +569,16 @@ int manager_new(const struct udevd_settings *settings, const struct manager_opti
         (void)run_repair(&roots, NULL);
 
         m->children_max = settings->children_max ?: udevd_default_children_max();
-        r = cpu_load_new("/proc", udevd_cpus(), &m->cpu_load);
-        if (r < 0)
-                log_warning_errno(r, "Cannot read /proc/loadavg, every wait for a program "
-                                  "frees its place: %m");
         struct event_queue_hooks hooks = {
                 .on_busy_changed = on_queue_busy_changed,
                 .on_need_worker = on_queue_need_worker,
-                .cpu_busy = m->cpu_load ? on_queue_cpu_busy : NULL,
                 .userdata = m,
         };
         r = event_queue_new(&hooks, UDEVD_QUEUE_CAPACITY, &m->queue);
         if (r < 0)
                 goto fail;
         event_queue_set_max_running(m->queue, m->children_max);
-        event_queue_set_soft_running(m->queue, udevd_cpus(), UDEVD_STALL_USEC,
-                                     UDEVD_PROGRAM_STALL_USEC);
+        event_queue_set_soft_running(m->queue, udevd_cpus(), UDEVD_STALL_USEC);
         r = worker_pool_new(m->queue, settings, m->children_max, &m->pool);
         if (r < 0)
                 goto fail;
@@ -705,18 +688,10 @@ static void log_stats(struct manager *m)
         log_info("stats: received=%" PRIu64 " processed=%" PRIu64 " failed=%" PRIu64
                  " forged=%" PRIu64 " malformed=%" PRIu64 " enobufs=%" PRIu64 " lost=%" PRIu64
                  " resyncs=%u resync_added=%u resync_removed=%u resync_forgotten=%u"
-                 " dropped_at_exit=%zu workers=%u fast_lane=%" PRIu64 " lane_changes=%u",
+                 " dropped_at_exit=%zu workers=%u",
                  ls.received, ps.processed, ps.failed, ls.forged, ls.malformed, ls.enobufs,
                  ls.lost, m->resync.runs, m->resync.added, m->resync.removed,
-                 m->resync.forgotten, m->dropped_at_exit + qs.queued, ps.workers,
-                 qs.fast_taken_total, qs.class_flips);
-
-        struct program_gate_stats gs;
-        if (m->settings->exec && exec_client_gate_stats(m->settings->exec, &gs))
-                log_info("program gate: mode=%s serial=%u parallel_retries=%u solo_probes=%u "
-                         "stall_starts=%u", gs.mode == PROGRAM_GATE_SERIAL ? "serial" : "parallel",
-                         gs.switches_serial, gs.switches_parallel, gs.solo_probes,
-                         gs.stall_starts);
+                 m->resync.forgotten, m->dropped_at_exit + qs.queued, ps.workers);
 }
 
 int manager_run(struct manager *m)
@@ -786,7 +761,6 @@ void manager_free(struct manager *m)
                 event_queue_shutdown(m->queue, true);
         worker_pool_free(m->pool);
         event_queue_free(m->queue);
-        cpu_load_free(m->cpu_load);
         broadcaster_close(&m->bc);
         safe_close(m->signal_fd);
         safe_close(m->timer_fd);

@@ -21,14 +21,12 @@ struct exec_client;
 #define UDEVD_QUEUE_CAPACITY 4000
 #define UDEVD_RCVBUF_SIZE (128 * 1024 * 1024)
 #define UDEVD_CHILDREN_MAX_LIMIT 2048
-/* Events run at once while they make progress: one per CPU; one more may
- * start per UDEVD_STALL_USEC during which none was taken or completed (up to
- * children_max). Waits for programs do not count within a window steered by
- * the CPUs' load; beyond it, one more may start per UDEVD_PROGRAM_STALL_USEC
- * without progress (udevd/event-queue.c). systemd-sysctl, run for every new
- * network interface, takes about 10 ms of CPU on a small VM. */
+/* The admission policy (udevd/admission.h): at most children_max events run,
+ * at most one per CPU computes (events waiting for a program or the exec
+ * helper do not count); when none of the running events has
+ * made progress (started, finished, begun or ended a wait) for
+ * UDEVD_STALL_USEC, one more may start, and so on once per period. */
 #define UDEVD_STALL_USEC 1000
-#define UDEVD_PROGRAM_STALL_USEC (100 * 1000)
 
 struct udevd_settings {
         bool daemonize;
@@ -39,7 +37,6 @@ struct udevd_settings {
         uint64_t exec_delay_usec;       /* sleep before each RUN program (exec-client.h) */
         int timeout_signal;             /* for timed-out programs; default SIGTERM, then
                                          * SIGKILL 5 s later */
-        bool program_gate;              /* --program-gate=auto (default) | off */
         /* The exec helper's client: created in main() before any thread exists;
          * thread-safe (exec/exec-client.h). */
         struct exec_client *exec;

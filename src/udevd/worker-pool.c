@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* threads: manager and listener (grow/set_max), worker threads (worker_main) */
+/* threads: manager (set_max, join), any thread (grow: from the queue's on_need_worker
+ * hook, so also worker threads), worker threads (worker_main) */
 #include <errno.h>
 #include <inttypes.h>
 #include <libudev.h>
@@ -88,16 +89,7 @@ static void worker_blocked(enum blocking_event ev, void *userdata)
 
         if (!self->current)
                 return;
-        switch (ev) {
-        case BLOCKING_ENTER:
-        case BLOCKING_LEAVE:
-                event_queue_set_blocked(q, self->current, ev == BLOCKING_ENTER);
-                break;
-        case BLOCKING_TURN_WAIT:
-        case BLOCKING_TURN_GOT:
-                event_queue_set_turn_wait(q, self->current, ev == BLOCKING_TURN_WAIT);
-                break;
-        }
+        event_queue_set_blocked(q, self->current, ev == BLOCKING_ENTER);
 }
 
 static void *worker_main(void *userdata)
@@ -121,9 +113,9 @@ static void *worker_main(void *userdata)
         if (r < 0)
                 log_error_errno(r, "worker %u: failed to open the broadcast socket: %m", self->id);
 
-        /* Waits for programs (and for a turn at the program gate) are told to
-         * the queue for the running event: they free its place within the
-         * program window, and sort its kind into a lane. */
+        /* Waits for other processes (programs, the exec helper's reply:
+         * shared/blocking.h) are told to the queue for the running event:
+         * while it waits it does not count against the per-CPU limit. */
         blocking_set_thread_hook(worker_blocked, self);
         struct queued_event *qe = event_queue_take(p->queue);
         while (qe) {
@@ -203,7 +195,7 @@ void worker_pool_grow(struct worker_pool *p)
         unsigned started = 0;
 
         /* Start as many workers as there are events the queue lets start
-         * (its soft limit included) that no free (idle or just started)
+         * (its per-CPU limit included) that no free (idle or just started)
          * worker will take, plus a standby, up to the limit: a burst gets its
          * parallelism at once, not one thread per wake-up. */
         event_queue_get_stats(p->queue, &qs);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* threads: manager (API), worker threads (internals) */
+/* threads: manager (API), except worker_pool_grow(): any thread (the queue's
+ * on_need_worker hook runs it on the listener and on worker threads); worker
+ * threads (internals) */
 #pragma once
 /* The pool of worker threads. Each worker owns its own libudev context and its
  * own broadcast socket, created and freed in that thread; it takes runnable
@@ -29,7 +31,8 @@ int worker_pool_new(struct event_queue *q, const struct udevd_settings *settings
  * before the first worker starts. */
 struct snapshot_holder;
 void worker_pool_set_snapshots(struct worker_pool *p, struct snapshot_holder *h);
-/* Start one more worker if below the limit (called from any thread). */
+/* Start the workers the queue asks for (events it lets start that no idle
+ * worker will take, plus a standby), up to the limit. Any thread. */
 void worker_pool_grow(struct worker_pool *p);
 void worker_pool_set_max(struct worker_pool *p, unsigned max_workers);
 /* Join all workers: call after event_queue_shutdown(). */
