@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The admission policy (udevd(8), CONCURRENCY) on real events: events whose
+worker waits for a program do not count against the one-per-CPU limit, so as
+many programs run at once as children_max allows, and never more; events of
+one device still run one after the other, in order.
+
+Real veth interfaces, a real rules file, real RUN programs (a shell script)
+that leave a marker file while they run. Concurrency is counted from those
+markers, never from timings: a program that waits for the others ends as
+soon as they are all there, and gives up only after a generous timeout that
+only a failing run reaches."""
+
+import os
+import time
+
+from test_rules_daemon import write_rules
+from tudevlib import devpath_in, trigger_uevent, wait_until
+
+# $1: state directory, $2: name, $3: markers to wait for. Creates its
+# marker, waits until $3 markers exist (or $1/release appears, or 60 s pass),
+# then records the most markers it saw at once and, with $4 = drop, removes
+# its own marker first.
+SCRIPT = r'''
+d=$1; name=$2; want=$3
+: > "$d/run/$name"
+max=0; i=0
+while :; do
+    n=$(ls "$d/run" | wc -l)
+    [ "$n" -gt "$max" ] && max=$n
+    [ "$n" -ge "$want" ] && break
+    [ -e "$d/release" ] && break
+    [ $i -ge 1200 ] && break
+    sleep 0.05; i=$((i + 1))
+done
+if [ "$4" = drop ]; then
+    # a moment for an event beyond the limit to show up, then count again
+    sleep 0.2
+    n=$(ls "$d/run" | wc -l)
+    [ "$n" -gt "$max" ] && max=$n
+    rm -f "$d/run/$name"
+fi
+echo "$max" > "$d/seen/$name.tmp" && mv "$d/seen/$name.tmp" "$d/seen/$name"
+'''
+
+
+def start_storm(tmp_path, udevd_factory, prefix, children_max, want, mode):
+    state = tmp_path / "state"
+    for sub in ("run", "seen"):
+        os.makedirs(str(state / sub))
+    script = tmp_path / "prog.sh"
+    script.write_text(SCRIPT)
+    rdir = tmp_path / "rules"
+    write_rules(rdir, 'SUBSYSTEM=="net", ACTION=="add", KERNEL=="%s*", '
+                'RUN+="/bin/sh %s %s $name %d %s"\n' % (prefix, script, state, want, mode))
+    udevd_factory("--children-max=%d" % children_max, "--rules-dir=%s" % rdir)
+    return state
+
+
+def add_veths(net, prefix, pairs):
+    names = [("%sa%d" % (prefix, i), "%sb%d" % (prefix, i)) for i in range(pairs)]
+    net.add_veths(names)
+    return ["/devices/virtual/net/" + n for pair in names for n in pair]
+
+
+def seen(state):
+    out = {}
+    for name in os.listdir(str(state / "seen")):
+        if not name.endswith(".tmp"):
+            with open(str(state / "seen" / name)) as f:
+                out[name] = int(f.read().strip())
+    return out
+
+
+def wait_broadcast(kernel_mon, udev_mon, paths):
+    time.sleep(0.1)
+    kev = kernel_mon.matching(devpath_in(paths))
+    uev = udev_mon.wait_for(devpath_in(paths), count=len(kev), timeout=180)
+    assert sorted(e.seqnum for e in uev) == sorted(e.seqnum for e in kev)
+
+
+def test_programs_run_side_by_side(tmp_path, udevd_factory, net, kernel_mon, udev_mon):
+    """8 interfaces whose program waits until all 8 programs run: with
+    children_max 16, each of them sees all 8 markers (on any number of
+    CPUs: a waiting event does not count against the per-CPU limit)."""
+    n = 8
+    state = start_storm(tmp_path, udevd_factory, "aw", 16, n, "keep")
+    paths = add_veths(net, "aw", n // 2)
+    wait_broadcast(kernel_mon, udev_mon, paths)
+    got = seen(state)
+    assert len(got) == n, got
+    assert all(v == n for v in got.values()), \
+        "not all %d programs ran at once (markers each saw: %s)" % (n, sorted(got.values()))
+
+
+def test_children_max_bounds_programs(tmp_path, udevd_factory, net, kernel_mon, udev_mon):
+    """children_max 2: programs meet in pairs, and none of them ever sees a
+    third marker. A program left without a partner is released by the test
+    once nothing else moves (that only costs time)."""
+    n = 8
+    state = start_storm(tmp_path, udevd_factory, "ac", 2, 2, "drop")
+    paths = add_veths(net, "ac", n // 2)
+    last, last_change = -1, time.monotonic()
+    deadline = time.monotonic() + 300
+    while len(seen(state)) < n and time.monotonic() < deadline:
+        count = len(seen(state))
+        if count != last:
+            last, last_change = count, time.monotonic()
+        elif time.monotonic() - last_change > 3:
+            (state / "release").touch()
+        time.sleep(0.1)
+    wait_broadcast(kernel_mon, udev_mon, paths)
+    got = seen(state)
+    assert len(got) == n, got
+    assert max(got.values()) == 2, \
+        "children_max 2, but programs saw %s markers at once" % sorted(got.values())
+
+
+# $1: state directory, $2: SEQNUM. Notes an overlap with another event of
+# the device, keeps its marker a moment, appends its seqnum to the order.
+ORDER_SCRIPT = r'''
+d=$1
+[ -n "$(ls "$d/run")" ] && echo "$2 overlaps $(ls "$d/run")" >> "$d/errors"
+: > "$d/run/$2"
+sleep 0.1
+rm -f "$d/run/$2"
+echo "$2" >> "$d/order"
+'''
+
+
+def test_events_of_one_device_in_order(tmp_path, udevd_factory, net, kernel_mon, udev_mon):
+    """Six change events of one interface right after its add: each runs
+    after the previous one finished, in the kernel's order, although 16
+    workers are free."""
+    state = tmp_path / "state"
+    os.makedirs(str(state / "run"))
+    script = tmp_path / "order.sh"
+    script.write_text(ORDER_SCRIPT)
+    rdir = tmp_path / "rules"
+    write_rules(rdir, 'SUBSYSTEM=="net", KERNEL=="ao0", '
+                'RUN+="/bin/sh %s %s $env{SEQNUM}"\n' % (script, state))
+    udevd_factory("--children-max=16", "--rules-dir=%s" % rdir)
+    path, _ = net.add_veth("ao0", "ao1")
+    for _ in range(6):
+        trigger_uevent("/sys" + path)
+    time.sleep(0.1)
+
+    def is_ao0(e):
+        return e.devpath == path
+
+    kev = kernel_mon.matching(is_ao0)
+    assert len(kev) == 7, [(e.action, e.seqnum) for e in kev]
+    udev_mon.wait_for(is_ao0, count=len(kev), timeout=60)
+    assert wait_until(lambda: os.path.exists(str(state / "order")) and
+                      len(open(str(state / "order")).read().split()) == len(kev), 30)
+    order = [int(x) for x in open(str(state / "order")).read().split()]
+    assert order == sorted(e.seqnum for e in kev), order
+    assert not os.path.exists(str(state / "errors")), open(str(state / "errors")).read()
