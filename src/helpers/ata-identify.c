@@ -28,8 +28,8 @@ _Static_assert(offsetof(struct hd_driveid, CurAPMvalues) == 91 * 2, "CurAPMvalue
 _Static_assert(offsetof(struct hd_driveid, acoustic) == 94 * 2, "acoustic");
 _Static_assert(offsetof(struct hd_driveid, dlf) == 128 * 2, "dlf");
 
-/* Send `cdb` with v4, or v3 if the node refuses v4 with EINVAL. 0 and *st
- * (sense in `sense`), or -errno of the ioctl. */
+/* Send `cdb` with v4, or v3 if the node refuses v4 with EINVAL. The header
+ * version used (4 or 3) and *st (sense in `sense`), or -errno of the ioctl. */
 static int send_v4_then_v3(int fd, const uint8_t *cdb, size_t cdb_len, void *buf, size_t len,
                            uint8_t sense[SG_SENSE_MAX], struct sg_status *st)
 {
@@ -45,8 +45,9 @@ static int send_v4_then_v3(int fd, const uint8_t *cdb, size_t cdb_len, void *buf
 
         r = sg_io_v4(fd, &cmd, st);
         if (r != -EINVAL)
-                return r;
-        return sg_io_v3(fd, &cmd, st);
+                return r < 0 ? r : 4;
+        r = sg_io_v3(fd, &cmd, st);
+        return r < 0 ? r : 3;
 }
 
 static int scsi_inquiry36(int fd, uint8_t buf[INQUIRY_LEN])
@@ -74,7 +75,14 @@ static bool sense_has_ata_return(const uint8_t sense[SG_SENSE_MAX], bool fixed_o
         return fixed_ok && (sense[0] & 0x7f) == 0x70 && sense[12] == 0x00 && sense[13] == 0x1d;
 }
 
-static int ata_pass_through(int fd, const uint8_t *cdb, size_t cdb_len, uint8_t *buf, bool fixed_ok)
+/* With the v4 header (a bsg node) the answer must carry the ATA registers
+ * in the sense data. Through v3 (an sd or sr node, which refuses v4)
+ * systemd 252 asks the same, systemd 257 takes the successful ioctl as the
+ * answer (`v3_ioctl_enough`); it differs on kernels whose SAT layer answers
+ * a command that succeeded without that sense (Debian 13's 6.12), where 252
+ * falls back to HDIO_GET_IDENTITY. */
+static int ata_pass_through(int fd, const uint8_t *cdb, size_t cdb_len, uint8_t *buf, bool fixed_ok,
+                            bool v3_ioctl_enough)
 {
         uint8_t sense[SG_SENSE_MAX] = { 0 };
         struct sg_status st;
@@ -83,10 +91,13 @@ static int ata_pass_through(int fd, const uint8_t *cdb, size_t cdb_len, uint8_t 
         r = send_v4_then_v3(fd, cdb, cdb_len, buf, ATA_IDENTIFY_SIZE, sense, &st);
         if (r < 0)
                 return r;
+        if (r == 3 && v3_ioctl_enough)
+                return 0;
         return sense_has_ata_return(sense, fixed_ok) ? 0 : -EIO;
 }
 
-int ata_identify_probe(int fd, uint8_t identify[ATA_IDENTIFY_SIZE], int *peripheral_type)
+int ata_identify_probe(int fd, uint8_t identify[ATA_IDENTIFY_SIZE], bool sd257,
+                       int *peripheral_type)
 {
         /* ATA PASS-THROUGH (12), PIO data-in, CK_COND, T_DIR, BYT_BLOK,
          * T_LENGTH in the sector count: IDENTIFY DEVICE */
@@ -108,9 +119,9 @@ int ata_identify_probe(int fd, uint8_t identify[ATA_IDENTIFY_SIZE], int *periphe
                 return r;
         type = inquiry[0] & 0x1f;
         if (type == 0x05)
-                r = ata_pass_through(fd, packet16, sizeof(packet16), identify, false);
+                r = ata_pass_through(fd, packet16, sizeof(packet16), identify, false, sd257);
         else if (type == 0x00 || type == 0x14)
-                r = ata_pass_through(fd, identify12, sizeof(identify12), identify, true);
+                r = ata_pass_through(fd, identify12, sizeof(identify12), identify, true, sd257);
         else
                 return -EIO;
         if (r < 0)
@@ -201,13 +212,19 @@ static void feature(struct helper_out *o, const char *key, uint16_t enabled, uns
         helper_out_printf(o, "%s_ENABLED=%d\n", key, (enabled >> bit) & 1);
 }
 
-static void format_features(const struct ata_info *id, const uint8_t *raw, struct helper_out *o)
+static void format_features(const struct ata_info *id, const uint8_t *raw, bool sd257,
+                            struct helper_out *o)
 {
         uint16_t w;
 
         if (id->command_set_1 & (1 << 5)) {
                 helper_out_printf(o, "ID_ATA_WRITE_CACHE=1\n");
                 helper_out_printf(o, "ID_ATA_WRITE_CACHE_ENABLED=%d\n", (id->cfs_enable_1 >> 5) & 1);
+        }
+        /* word 82 bit 6: look-ahead (systemd 257 reports it, 252 does not) */
+        if (sd257 && (id->command_set_1 & (1u << 6))) {
+                helper_out_printf(o, "ID_ATA_READ_LOOKAHEAD=1\n");
+                helper_out_printf(o, "ID_ATA_READ_LOOKAHEAD_ENABLED=%d\n", (id->cfs_enable_1 >> 6) & 1);
         }
         if (id->command_set_1 & (1 << 10))
                 feature(o, "ID_ATA_FEATURE_SET_HPA", id->cfs_enable_1, 10);
@@ -282,7 +299,7 @@ static void format_features(const struct ata_info *id, const uint8_t *raw, struc
 }
 
 int ata_identify_format(const struct ata_info *id, const uint8_t raw[ATA_IDENTIFY_SIZE],
-                        int peripheral_type, bool export, struct helper_out *o)
+                        bool sd257, int peripheral_type, bool export, struct helper_out *o)
 {
         char model_raw[sizeof(id->model) + 1];
         char model[sizeof(id->model) + 1], serial[sizeof(id->serial_no) + 1],
@@ -319,7 +336,7 @@ int ata_identify_format(const struct ata_info *id, const uint8_t raw[ATA_IDENTIF
                 helper_out_printf(o, "ID_SERIAL_SHORT=%s\n", serial);
         } else
                 helper_out_printf(o, "ID_SERIAL=%s\n", model);
-        format_features(id, raw, o);
+        format_features(id, raw, sd257, o);
         if (peripheral_type >= 0)
                 helper_out_printf(o, "ID_ATA_PERIPHERAL_DEVICE_TYPE=%d\n", peripheral_type);
         return o->truncated ? -ENOBUFS : 0;

@@ -21,9 +21,12 @@
  * `identify` is zeroed first and then holds whatever the device transferred,
  * even on failure (ata_id reads some words of it either way).
  * On success `*peripheral_type` is the INQUIRY's peripheral device type.
+ * `sd257`: judge the answer as systemd 257 does (through the v3 header a
+ * successful ioctl is enough; 252 also wants the ATA registers in the sense).
  * 0 on success; -EIO if the device answered but not as a SAT device does
  * (statuses, sense, type, all-zero data), -errno of a failed ioctl. */
-int ata_identify_probe(int fd, uint8_t identify[ATA_IDENTIFY_SIZE], int *peripheral_type);
+int ata_identify_probe(int fd, uint8_t identify[ATA_IDENTIFY_SIZE], bool sd257,
+                       int *peripheral_type);
 
 /* The IDENTIFY fields ata_id reports (struct hd_driveid's names). */
 struct ata_info {
@@ -51,10 +54,11 @@ void ata_info_from_hdio(struct ata_info *info, const uint8_t hdio[ATA_IDENTIFY_S
 
 /* Append ata_id's output: with `export` the KEY=value lines (ID_ATA ...
  * ID_ATA_CFA, then ID_ATA_PERIPHERAL_DEVICE_TYPE when `peripheral_type` is
- * not negative: systemd 257 prints the INQUIRY's type, 252 does not), else
- * the single "MODEL_SERIAL" line. `info` gives the
+ * not negative), else the single "MODEL_SERIAL" line. With `sd257` as
+ * systemd 257's: ID_ATA_READ_LOOKAHEAD[_ENABLED] after the write cache;
+ * the caller passes the INQUIRY's type as `peripheral_type` only then. `info` gives the
  * strings and feature words; words 0, 76, 83, 108-111 and 217 are read
  * (little-endian) from `raw`, the SG_IO buffer, as systemd does even when
  * `info` came from HDIO_GET_IDENTITY. 0 or -ENOBUFS. */
 int ata_identify_format(const struct ata_info *info, const uint8_t raw[ATA_IDENTIFY_SIZE],
-                        int peripheral_type, bool export, struct helper_out *out);
+                        bool sd257, int peripheral_type, bool export, struct helper_out *out);

@@ -268,7 +268,7 @@ static void check_identify(const uint8_t blk[ATA_IDENTIFY_SIZE], bool export, co
 
         out = (struct helper_out)HELPER_OUT_INIT;
         ata_info_from_identify(&info, blk);
-        ASSERT_EQ(ata_identify_format(&info, blk, -1, export, &out), 0);
+        ASSERT_EQ(ata_identify_format(&info, blk, false, -1, export, &out), 0);
         ASSERT_STREQ(out.buf, expect);
 }
 
@@ -300,12 +300,12 @@ static void test_peripheral_type_257(void)
         BUILD(blk, QEMU_DVD, "QM00003", "2.5+", "QEMU DVD-ROM");
         ata_info_from_identify(&info, blk);
         out = (struct helper_out)HELPER_OUT_INIT;
-        ASSERT_EQ(ata_identify_format(&info, blk, 5, true, &out), 0);
+        ASSERT_EQ(ata_identify_format(&info, blk, true, 5, true, &out), 0);
         snprintf(expect, sizeof(expect), "%sID_ATA_PERIPHERAL_DEVICE_TYPE=5\n", EXPECT_QEMU_DVD);
         ASSERT_STREQ(out.buf, expect);
         /* the single-line form has no properties to add it to */
         out = (struct helper_out)HELPER_OUT_INIT;
-        ASSERT_EQ(ata_identify_format(&info, blk, 0, false, &out), 0);
+        ASSERT_EQ(ata_identify_format(&info, blk, true, 0, false, &out), 0);
         ASSERT_STREQ(out.buf, "QEMU_DVD-ROM_QM00003\n");
 }
 
@@ -356,7 +356,7 @@ static void test_hdio_fallback_mixes_sources(void)
         to_hdio(hdio, qemu);
         ata_info_from_hdio(&info, hdio);
         out = (struct helper_out)HELPER_OUT_INIT;
-        ASSERT_EQ(ata_identify_format(&info, sg, -1, true, &out), 0);
+        ASSERT_EQ(ata_identify_format(&info, sg, false, -1, true, &out), 0);
         ASSERT_STREQ(out.buf, EXPECT_HDIO_QEMU_SG_SSD);
 
         /* all-zero SG buffer: no SATA, WWN, rotation or CFA lines */
@@ -365,7 +365,7 @@ static void test_hdio_fallback_mixes_sources(void)
         to_hdio(hdio, qemu);
         ata_info_from_hdio(&info, hdio);
         out = (struct helper_out)HELPER_OUT_INIT;
-        ASSERT_EQ(ata_identify_format(&info, sg, -1, true, &out), 0);
+        ASSERT_EQ(ata_identify_format(&info, sg, false, -1, true, &out), 0);
         ASSERT_STREQ(out.buf, EXPECT_HDIO_CF_SG_ZERO);
 }
 
@@ -384,14 +384,14 @@ static void test_rotation_and_wwn_bounds(void)
         blk[76 * 2 + 1] = 0xff;
         ata_info_from_identify(&info, blk);
         out = (struct helper_out)HELPER_OUT_INIT;
-        ASSERT_EQ(ata_identify_format(&info, blk, -1, true, &out), 0);
+        ASSERT_EQ(ata_identify_format(&info, blk, false, -1, true, &out), 0);
         ASSERT_TRUE(!strstr(out.buf, "ROTATION"));
         ASSERT_TRUE(!strstr(out.buf, "ID_WWN"));
         ASSERT_TRUE(!strstr(out.buf, "ID_ATA_SATA"));
         ASSERT_TRUE(strstr(out.buf, "ID_SERIAL=M\n") != NULL);
         ASSERT_TRUE(!strstr(out.buf, "ID_SERIAL_SHORT"));
         out = (struct helper_out)HELPER_OUT_INIT;
-        ASSERT_EQ(ata_identify_format(&info, blk, -1, false, &out), 0);
+        ASSERT_EQ(ata_identify_format(&info, blk, false, -1, false, &out), 0);
         ASSERT_STREQ(out.buf, "M\n");
 }
 

@@ -7,6 +7,7 @@ and exit with the same status, error paths included. Every difference is a
 failure unless KNOWN_DIFFERENCES lists it with its reason."""
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -116,6 +117,67 @@ def test_ata_id_same_as_systemd(build, shim, tmp_path):
     assert out["open-enoent"][0] == 1
     assert out["no-device-argument"][0] == 1
     assert out["hdio-only"][0] == 0 and b"ID_ATA_SATA" not in out["hdio-only"][1]
+
+
+TRIXIE = os.environ.get("TUDEV_TRIXIE_ROOT", os.path.join(os.path.dirname(HERE), "..",
+                                                          "build-ref", "trixie"))
+
+
+def test_ata_id_same_as_systemd_257(build, shim, tmp_path):
+    """Built for (or running with a naming scheme of) systemd 257, ata_id
+    prints what Debian 13's ata_id prints over the same recorded devices:
+    ID_ATA_PERIPHERAL_DEVICE_TYPE, and through the v3 header the IDENTIFY
+    data of a successful ioctl even without the ATA registers in the sense
+    (where 252 falls back to HDIO_GET_IDENTITY). 257's binary runs in the
+    chroot of tools/build-ref-trixie with the same shim."""
+    ref = os.path.join(TRIXIE, "usr", "lib", "udev", "ata_id")
+    if not os.access(ref, os.X_OK):
+        pytest.skip("no Debian 13 chroot with ata_id at %s (tools/build-ref-trixie)" % TRIXIE)
+    ours = os.path.join(build, "helpers", "ata_id")
+    inside = "/tmp/tudev-sgshim-%d" % os.getpid()
+    outside = os.path.join(TRIXIE, inside.lstrip("/"))
+    os.makedirs(outside)
+    try:
+        shutil.copy(shim, os.path.join(outside, "sg-shim.so"))
+        diffs, out = [], {}
+        for cid, dev_name, args, *_ in devices.ATA_CASES:
+            if args is None or "@WORK@" in " ".join(args):
+                continue
+            with open(os.path.join(outside, "device.conf"), "w") as f:
+                f.write(devices.shim_conf(devices.ATA_DEVICES[dev_name]))
+            argv = [a.replace("@DEV@", FAKE_DEV) for a in args]
+            if "@DEV@" not in " ".join(args) and "--help" not in args:
+                argv.append(FAKE_DEV)
+            env = dict(os.environ, SGSHIM_DEV=FAKE_DEV, SYSTEMD_LOG_LEVEL="err")
+            env.pop("JOURNAL_STREAM", None)
+            a = subprocess.run(["chroot", TRIXIE, "/usr/lib/udev/ata_id"] + argv,
+                               env=dict(env, LD_PRELOAD=inside + "/sg-shim.so",
+                                        SGSHIM_CONF=inside + "/device.conf"),
+                               capture_output=True, timeout=60)
+            b = subprocess.run([ours] + argv,
+                               env=dict(env, LD_PRELOAD=shim, NET_NAMING_SCHEME="v257",
+                                        SGSHIM_CONF=os.path.join(outside, "device.conf"),
+                                        ASAN_OPTIONS="verify_asan_link_order=0:" +
+                                        os.environ.get("ASAN_OPTIONS", "")),
+                               capture_output=True, timeout=60)
+            out[cid] = (a.returncode, a.stdout)
+            if cid == "help":
+                # the usage text is tudev's own words; the exit status counts
+                a, b = (a.returncode, b""), (b.returncode, b"")
+                if a != b:
+                    diffs.append("help: systemd 257 exit %d, tudev exit %d" % (a[0], b[0]))
+                continue
+            if (a.returncode, a.stdout) != (b.returncode, b.stdout):
+                diffs.append("%s:\n  systemd 257: exit %d %r\n  tudev:       exit %d %r"
+                             % (cid, a.returncode, a.stdout, b.returncode, b.stdout))
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
+    assert not diffs, "\n".join(diffs)
+    assert b"ID_ATA_PERIPHERAL_DEVICE_TYPE=0\n" in out["qemu-ahci-hd"][1]
+    assert b"ID_ATA_PERIPHERAL_DEVICE_TYPE=5\n" in out["qemu-dvd-rom"][1]
+    assert b"ID_ATA_READ_LOOKAHEAD_ENABLED=1\n" in out["sata-hdd-aam-apm"][1]
+    assert out["unknown-option-ignored"][0] == 1 and out["hdio-only"][0] == 0
+    assert out["sg-eio"][0] == 1
 
 
 def test_scsi_id_same_as_systemd(build, shim, tmp_path):
