@@ -45,6 +45,7 @@
 #include "probe/blkid-wire.h"
 #include "rules/rules-exec.h"
 #include "rules/udev-event.h"
+#include "shared/blocking.h"
 #include "shared/cond.h"
 #include "shared/fileio.h"
 #include "shared/log.h"
@@ -840,14 +841,20 @@ static int run_prober(struct udev_event *ev, struct blkid_call *c, const struct 
 
         if (!ev->spawner.spawn || ev->spawner.spawn == spawn_direct || !pool_ok)
                 return run_oneshot(ev, c, o, devnode);
+        /* waiting for a server and for its answer is a wait for another
+         * process: the worker's event counts as waiting (shared/blocking.h) */
+        blocking_enter();
         s = pool_borrow();
-        if (!s)
+        if (!s) {
+                blocking_leave();
                 return log_error_errno(-ENOMEM, "%s: blkid: %m", devnode);
+        }
         if (s->oneshot_until != 0 && now_usec(CLOCK_MONOTONIC) < s->oneshot_until)
                 r = run_oneshot(ev, c, o, devnode);
         else
                 r = run_server(ev, s, c, o, devnode);
         pool_return(s);
+        blocking_leave();
         return r;
 }
 

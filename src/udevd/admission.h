@@ -4,7 +4,8 @@
 /* The admission policy: whether one more runnable event may start now.
  *
  * A running event is *waiting* while its worker waits for another process
- * (a program, the exec helper's reply: whatever calls blocking_enter()),
+ * (a program, the exec helper's reply, a blkid prober: whatever calls
+ * blocking_enter()),
  * else *computing*.
  *   - At most max_running events run at once (children_max; 0: no limit).
  *   - At most `cpus` of them compute at once (0: no such limit); waiting
