@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (one internal mutex, taken only in this file) */
 /*
- * The queue's own concerns: its lock and lifecycle, the runnable FIFO, the
+ * The queue's own concerns: its lock and lifecycle, the runnable heap, the
  * delayed list, take/done/requeue, statistics. Two pure modules decide the
  * rest, called under the lock:
  *
  * Dependencies (which earlier events an event waits for) are event-deps.h's:
  * each event owns a dep_node, added at push and removed when the event
- * completes (done or abandoned); dependants whose last blocker goes are
- * appended to the runnable FIFO, so runnable events start in arrival order
- * as far as the dependencies let them.
+ * completes (done or abandoned); dependants whose last blocker goes become
+ * runnable. Runnable events wait in a min-heap keyed by arrival, so the
+ * taker always starts the earliest arrived event that may run, as
+ * systemd-udevd does: an event released late by its blocker (a network
+ * interface's "queues" children, once the interface's own event has run its
+ * program) starts before events that arrived after it, instead of behind
+ * every event that became runnable in the meantime.
  *
  * Admission (how many events may start now) is admission.h's: at most
  * max_running events run, at most soft_running (the CPUs) of them compute,
@@ -24,8 +28,8 @@
  * Requeued events (block device locked, event-processing.md §3.3) go back from
  * running to queued without leaving the dependency indexes, so their
  * dependants stay blocked; they wait on the `delayed` list until their
- * not-before time (or a retry_disk() for their disk) moves them to the
- * runnable FIFO. Takers waiting while the list is not empty sleep at most
+ * not-before time (or a retry_disk() for their disk) makes them runnable
+ * again, in their arrival order. Takers waiting while the list is not empty sleep at most
  * until its earliest time.
  */
 #include <assert.h>
@@ -38,6 +42,7 @@
 
 #include "shared/cond.h"
 #include "shared/macro.h"
+#include "shared/minheap.h"
 #include "shared/time-util.h"
 #include "udevd/admission.h"
 #include "udevd/event-deps.h"
@@ -58,7 +63,7 @@ enum {
 struct queued_event {
         struct uevent *ev;
         struct queued_event *prev, *next; /* in q->queued or q->lent */
-        struct queued_event *runnable_next;
+        uint64_t serial;      /* arrival order: the runnable heap's key */
         enum qe_state state;
         /* QE_RESULT_*: decided once, by whoever wins the compare-and-swap -- the
          * worker publishing its result or the manager abandoning the event. */
@@ -89,7 +94,9 @@ struct event_queue {
 
         struct qe_list queued; /* QE_QUEUED, insertion order */
         struct qe_list lent;   /* QE_RUNNING and QE_ABANDONED */
-        struct queued_event *runnable_head, *runnable_tail; /* FIFO (runnable_next) */
+        /* runnable events by arrival (serial); room for every live event is
+         * reserved at insertion, so adding to it never fails */
+        struct minheap runnable;
         struct queued_event *delayed; /* requeued, waiting for not_before */
         size_t n_queued, n_runnable, n_delayed;
         uint64_t pushed_total, done_total;
@@ -256,24 +263,16 @@ static void count_decreased_locked(struct event_queue *q)
 
 static void runnable_append_locked(struct event_queue *q, struct queued_event *qe)
 {
-        qe->runnable_next = NULL;
-        if (q->runnable_tail)
-                q->runnable_tail->runnable_next = qe;
-        else
-                q->runnable_head = qe;
-        q->runnable_tail = qe;
+        minheap_push(&q->runnable, qe->serial, qe);
         q->n_runnable++;
 }
 
+/* The runnable event that arrived first. */
 static struct queued_event *runnable_pop_locked(struct event_queue *q)
 {
-        struct queued_event *qe = q->runnable_head;
+        struct queued_event *qe = minheap_pop(&q->runnable);
 
         assert(qe);
-        q->runnable_head = qe->runnable_next;
-        if (!q->runnable_head)
-                q->runnable_tail = NULL;
-        qe->runnable_next = NULL;
         q->n_runnable--;
         return qe;
 }
@@ -298,8 +297,7 @@ static void delayed_append_locked(struct event_queue *q, struct queued_event *qe
         q->n_delayed++;
 }
 
-/* Move delayed events that `due` selects to the runnable FIFO (in requeue
- * order). Returns the earliest not-before time of those left, or
+/* Make the delayed events that `due` selects runnable. Returns the earliest not-before time of those left, or
  * USEC_INFINITY. */
 static uint64_t promote_delayed_locked(struct event_queue *q,
                                        bool (*due)(const struct queued_event *qe,
@@ -357,10 +355,16 @@ static void release_locked(struct event_queue *q, struct queued_event *qe)
  * may have grown) and the caller still owns qe. */
 static int insert_locked(struct event_queue *q, struct queued_event *qe)
 {
-        int r = event_deps_add(&q->deps, qe->deps);
+        int r;
 
+        /* every live event, this one included, may be runnable at once */
+        r = minheap_reserve(&q->runnable, q->n_queued + q->adm.running + 1);
         if (r < 0)
                 return r;
+        r = event_deps_add(&q->deps, qe->deps);
+        if (r < 0)
+                return r;
+        qe->serial = q->pushed_total;
         list_append(&q->queued, qe);
         q->n_queued++;
         q->pushed_total++;
@@ -414,6 +418,7 @@ void event_queue_free(struct event_queue *q)
         qe_free_chain(q->queued.head);
         qe_free_chain(q->lent.head);
         event_deps_done(&q->deps);
+        minheap_done(&q->runnable);
         pthread_cond_destroy(&q->space);
         pthread_cond_destroy(&q->takers);
         pthread_mutex_destroy(&q->lock);
@@ -797,7 +802,7 @@ static struct queued_event *drop_queued_locked(struct event_queue *q)
         for (struct queued_event *qe = q->queued.head; qe; qe = qe->next)
                 event_deps_remove(&q->deps, qe->deps, NULL, NULL);
         q->queued = (struct qe_list){ NULL, NULL };
-        q->runnable_head = q->runnable_tail = NULL;
+        minheap_clear(&q->runnable);
         q->n_runnable = 0;
         q->delayed = NULL;
         q->n_delayed = 0;

@@ -6,8 +6,8 @@
  * Events are appended in arrival (= kernel seqnum) order. An event becomes
  * runnable once no earlier event that is still queued or running conflicts
  * with it (the relation and its cost: event-deps.h); on completion the
- * dependants that no longer wait for anything are appended to the runnable
- * FIFO.
+ * dependants that no longer wait for anything become runnable. Takers start
+ * the runnable event that arrived first.
  *
  * One mutex protects everything; it is taken only inside event-queue.c.
  * Workers block in event_queue_take() on a condition variable; pushes wake at

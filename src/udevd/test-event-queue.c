@@ -152,6 +152,34 @@ static void test_independent(void)
         event_queue_free(q);
 }
 
+/* An event released by its blocker starts before the runnable events that
+ * arrived after it, though they became runnable before it (systemd-udevd's
+ * order: the earliest arrived event that may run). */
+static void test_released_in_arrival_order(void)
+{
+        struct queued_event *a, *b;
+        struct event_queue *q;
+        struct counters c;
+
+        q = new_queue(&c, 0);
+        push1(q, mk(1, "add", "/devices/virtual/net/v0", "net", NULL));
+        push1(q, mk(2, "add", "/devices/virtual/net/v0/queues/rx-0", "queues", NULL));
+        push1(q, mk(3, "add", "/devices/virtual/net/v1", "net", NULL));
+        push1(q, mk(4, "add", "/devices/virtual/net/v2", "net", NULL));
+        ASSERT_EQ(stats(q).runnable, 3); /* 1, 3, 4; 2 waits for 1 */
+        a = take_now(q, 1);
+        event_queue_done(q, a);
+        ASSERT_EQ(stats(q).runnable, 3); /* 3, 4, then 2 */
+        b = take_now(q, 2);
+        a = take_now(q, 3);
+        event_queue_done(q, a);
+        event_queue_done(q, b);
+        a = take_now(q, 4);
+        event_queue_done(q, a);
+        ASSERT_EQ(stats(q).queued + stats(q).running, 0);
+        event_queue_free(q);
+}
+
 /* ------------------------------------------------- blocking take() helpers */
 
 struct taker {
@@ -770,9 +798,9 @@ static void test_soft_limit_waiting_released(void)
         ASSERT_EQ(stats(q).running, 0);
         ASSERT_EQ(stats(q).waiting, 0);
         ASSERT_EQ(stats(q).runnable, 2);
-        b = take_now(q, 3); /* arrival order: 3 came before 2 went back */
+        b = take_now(q, 2); /* arrival order: 2 came before 3 */
         event_queue_done(q, b);
-        b = take_now(q, 2);
+        b = take_now(q, 3);
         event_queue_done(q, b);
         event_queue_free(q);
 }
@@ -1001,11 +1029,11 @@ static void test_requeue_retry_disk(void)
         ASSERT_EQ(stats(q).runnable, 1); /* 2 */
         push1(q, mk_disk(4, "change"));
         ASSERT_EQ(stats(q).delayed, 0);
-        ASSERT_EQ(stats(q).runnable, 2); /* 2 and 1; 3 and 4 wait for 1 */
+        ASSERT_EQ(stats(q).runnable, 2); /* 1 and 2; 3 and 4 wait for 1 */
+        a = take_now(q, 1); /* arrived first, though runnable again last */
+        event_queue_done(q, a);
         b = take_now(q, 2);
         event_queue_done(q, b);
-        a = take_now(q, 1);
-        event_queue_done(q, a);
         a = take_now(q, 3);
         event_queue_done(q, a);
         a = take_now(q, 4);
@@ -1583,6 +1611,7 @@ int main(void)
         TEST_RUN(test_requeue_delay);
         TEST_RUN(test_requeue_wakes_sleeper);
         TEST_RUN(test_requeue_retry_disk);
+        TEST_RUN(test_released_in_arrival_order);
         TEST_RUN(test_requeue_timeout);
         TEST_RUN(test_requeue_abandoned);
         TEST_RUN(test_requeue_shutdown);
