@@ -202,6 +202,30 @@ static void test_live_socket_refused_stale_accepted(void)
         teardown();
 }
 
+/* Until `pid` runs `comm` (it has exec'd), at most about 10 s. Under
+ * valgrind posix_spawn() is a plain fork: it returns before the child's
+ * exec, while the child still holds its copies of every descriptor. */
+static bool wait_exec(pid_t pid, const char *comm)
+{
+        char path[64], buf[32];
+
+        snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+        for (int i = 0; i < 1000; i++) {
+                FILE *f = fopen(path, "re");
+                bool done = false;
+
+                if (f) {
+                        done = fgets(buf, sizeof(buf), f) && strncmp(buf, comm, strlen(comm)) == 0 &&
+                               buf[strlen(comm)] == '\n';
+                        fclose(f);
+                }
+                if (done)
+                        return true;
+                usleep(10 * 1000);
+        }
+        return false;
+}
+
 static void test_exec_child_does_not_keep_it(void)
 {
         char *argv[] = { (char *)"sleep", (char *)"30", NULL };
@@ -213,6 +237,7 @@ static void test_exec_child_does_not_keep_it(void)
         ASSERT_TRUE(fd >= 0);
         /* a plain spawn: no closefrom, only O_CLOEXEC keeps the fd out */
         ASSERT_EQ(posix_spawnp(&child, "sleep", NULL, NULL, argv, environ), 0);
+        ASSERT_TRUE(wait_exec(child, "sleep"));
         close(fd); /* no LOCK_UN: as when the daemon dies; a copy in the child would hold it */
         fd = instance_lock_take(dir, control_path);
         ASSERT_TRUE(fd >= 0);
