@@ -12,8 +12,8 @@
  * never modified; the event queue owns it and a worker borrows it. It is never
  * a libudev object.
  *
- * Kernel datagram: "ACTION@DEVPATH\0" then "KEY=VALUE\0" pairs (see
- * ../shared/docs/event-processing.md §2). */
+ * Kernel datagram: "ACTION@DEVPATH\0" then "KEY=VALUE\0" pairs; ACTION,
+ * DEVPATH, SUBSYSTEM and SEQNUM among them are required. */
 
 #include <stdbool.h>
 #include <stddef.h>

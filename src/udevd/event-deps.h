@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: none of its own (pure data; the event queue calls it under its lock) */
 #pragma once
-/* Dependency tracking between events (../shared/docs/event-processing.md
- * §3.1): which earlier live events a new event must wait for.
+/* Dependency tracking between events: which earlier live events a new event
+ * must wait for (the relation systemd-udevd uses, plus one pair below).
  *
  * An event E conflicts with an earlier live event L when:
  *   - they have the same device id (major:minor, ifindex, subsystem:sysname),
