@@ -69,13 +69,15 @@ static int spawn_helper(struct exec_client *c, int helper_end, pid_t *ret_pid)
 {
         posix_spawn_file_actions_t fa;
         posix_spawnattr_t attr;
-        char fd_arg[32], log_arg[48];
+        char fd_arg[32], log_arg[48], limit_arg[64];
         sigset_t all;
         int r;
 
         snprintf(fd_arg, sizeof(fd_arg), EXEC_HELPER_ARG "%d", EXEC_HELPER_FD);
         snprintf(log_arg, sizeof(log_arg), EXEC_HELPER_LOG_ARG "%d", c->cfg.helper_log_level);
-        char *argv[] = { (char *)EXEC_HELPER_COMM, fd_arg, log_arg, NULL };
+        snprintf(limit_arg, sizeof(limit_arg), EXEC_HELPER_LIMIT_ARG "%u",
+                 c->cfg.program_limit);
+        char *argv[] = { (char *)EXEC_HELPER_COMM, fd_arg, log_arg, limit_arg, NULL };
 
         sigfillset(&all);
         posix_spawn_file_actions_init(&fa);

@@ -68,6 +68,7 @@ struct exec_client_config {
         uint64_t kill_grace_usec;  /* default for requests; 0: EXEC_KILL_GRACE_DEFAULT_USEC */
         uint64_t exec_delay_usec;  /* sleep before each request with .is_run (--exec-delay) */
         int helper_log_level;      /* the helper's log level; 0: LOG_INFO */
+        unsigned program_limit;    /* runnable programs at once (exec-helper.h); 0: none */
 };
 
 struct exec_request {

@@ -44,11 +44,25 @@ struct child {
         bool dead;                /* removed; freed after the current epoll batch */
 };
 
+/* A request held back by the program limit: its datagram and descriptors,
+ * parsed again when it starts. */
+struct pending {
+        struct pending *next;
+        uint64_t id;
+        uint64_t deadline_usec;
+        int fds[EXEC_MSG_FDS];
+        size_t size;
+        char msg[];
+};
+
 struct helper {
         int sock, epfd, timer_fd;
         struct child *children;
         struct child *graveyard;
         size_t n_children;
+        unsigned program_limit;   /* runnable programs at once; 0: no limit */
+        struct pending *pending;  /* held back, oldest first */
+        struct pending **pending_tail;
         uint64_t timer_armed;     /* USEC_INFINITY: disarmed */
         rlim_t child_nofile;
         struct exec_spawner spawner;
@@ -195,6 +209,132 @@ static int start_child(struct helper *h, const struct exec_msg_request_view *v, 
         return 0;
 }
 
+/* Whether the program `c` is runnable (state R in /proc/PID/stat: running
+ * or waiting for a CPU). A program that cannot be looked at counts. */
+static bool child_runnable(const struct child *c)
+{
+        char path[64], buf[512];
+        ssize_t n;
+        int fd;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)c->pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return true;
+        n = read(fd, buf, sizeof(buf) - 1);
+        safe_close(fd);
+        if (n <= 0)
+                return true;
+        buf[n] = '\0';
+        /* "PID (COMM) STATE ...": COMM may hold any byte, so the last ')' */
+        const char *e = strrchr(buf, ')');
+        if (!e || e[1] != ' ')
+                return true;
+        return e[2] == 'R';
+}
+
+/* The program limit: another program may start while fewer than
+ * program_limit of the running ones are runnable. A program sleeping on a
+ * timer, a pipe or the disk does not count, so programs that wait never
+ * hold others back; the check is made when a request comes, when a program
+ * ends, and every millisecond while requests are held. */
+static bool program_room(struct helper *h)
+{
+        unsigned runnable = 0;
+
+        if (h->program_limit == 0 || h->n_children < h->program_limit)
+                return true;
+        for (struct child *c = h->children; c; c = c->next)
+                if (!c->dead && child_runnable(c) && ++runnable >= h->program_limit)
+                        return false;
+        return true;
+}
+
+/* Keep a copy of the request (v parsed from h->buf) and take its
+ * descriptors; started by start_held() in arrival order. */
+static int hold_request(struct helper *h, const struct exec_msg_request_view *v, size_t size,
+                        int *fds)
+{
+        struct pending *p = malloc(sizeof(*p) + size);
+
+        if (!p)
+                return -ENOMEM;
+        p->next = NULL;
+        p->id = v->id;
+        p->deadline_usec = v->deadline_usec;
+        p->size = size;
+        memcpy(p->msg, h->buf, size);
+        for (size_t i = 0; i < EXEC_MSG_FDS; i++)
+                p->fds[i] = TAKE_FD(fds[i]);
+        if (!h->pending)
+                h->pending_tail = &h->pending;
+        *h->pending_tail = p;
+        h->pending_tail = &p->next;
+        log_debug("request %" PRIu64 " held: %u programs runnable", v->id, h->program_limit);
+        return 0;
+}
+
+static void answer_error(int reply_fd, uint64_t id, int error)
+{
+        struct exec_msg_reply rep = { .magic = EXEC_MSG_REPLY_MAGIC, .id = id, .error = error };
+        send_reply(reply_fd, &rep);
+}
+
+static struct pending *pop_held(struct helper *h)
+{
+        struct pending *p = h->pending;
+
+        h->pending = p->next;
+        if (!h->pending)
+                h->pending_tail = &h->pending;
+        return p;
+}
+
+static void free_held(struct pending *p)
+{
+        exec_close_fds(p->fds, EXEC_MSG_FDS);
+        free(p);
+}
+
+/* Start held requests, oldest first, while the limit lets them. */
+static void start_held(struct helper *h)
+{
+        while (h->pending && program_room(h)) {
+                struct pending *p = pop_held(h);
+                struct exec_msg_request_view v;
+                int r = exec_msg_request_parse(p->msg, p->size, h->argv, h->envp, &v);
+
+                if (r >= 0)
+                        r = start_child(h, &v, p->fds);
+                if (r < 0) {
+                        log_debug_errno(r, "request %" PRIu64 ": cannot start it: %m", p->id);
+                        answer_error(p->fds[EXEC_FD_REPLY], p->id, -r);
+                }
+                free_held(p);
+        }
+}
+
+/* Held requests whose deadline passed are answered ETIME, as start_child()
+ * would answer them. */
+static void expire_held(struct helper *h, uint64_t now)
+{
+        struct pending **pp = &h->pending, *last = NULL;
+
+        while (*pp) {
+                struct pending *p = *pp;
+                if (p->deadline_usec > now) {
+                        last = p;
+                        pp = &p->next;
+                        continue;
+                }
+                *pp = p->next;
+                log_debug("request %" PRIu64 ": deadline passed while held", p->id);
+                answer_error(p->fds[EXEC_FD_REPLY], p->id, ETIME);
+                free_held(p);
+        }
+        h->pending_tail = last ? &last->next : &h->pending;
+}
+
 static void handle_request(struct helper *h, size_t size, int *fds)
 {
         struct exec_msg_request_view v;
@@ -213,7 +353,12 @@ static void handle_request(struct helper *h, size_t size, int *fds)
                 rep.id = v.id;
                 if (v.set_log_level)
                         log_set_max_level(v.log_level); /* follows the daemon's */
-                r = start_child(h, &v, fds);
+                if (h->pending || !program_room(h)) {
+                        r = hold_request(h, &v, size, fds);
+                        if (r == 0)
+                                return; /* the descriptors are the pending entry's now */
+                } else
+                        r = start_child(h, &v, fds);
                 if (r < 0) {
                         log_debug_errno(r, "request %" PRIu64 ": cannot start %s: %m", v.id,
                                         v.argv[0]);
@@ -268,6 +413,8 @@ static void handle_deadlines(struct helper *h)
         uint64_t now = now_usec(CLOCK_MONOTONIC);
         struct child *next;
 
+        expire_held(h, now);
+
         for (struct child *c = h->children; c; c = next) {
                 next = c->next;
                 if (c->deadline_usec > now)
@@ -304,6 +451,10 @@ static void arm_timer(struct helper *h)
 
         for (struct child *c = h->children; c; c = c->next)
                 next = MIN(next, c->deadline_usec);
+        for (struct pending *p = h->pending; p; p = p->next)
+                next = MIN(next, p->deadline_usec);
+        if (h->pending) /* held requests: look at the programs again in 1 ms */
+                next = MIN(next, now_usec(CLOCK_MONOTONIC) + USEC_PER_MSEC);
         if (next == h->timer_armed)
                 return;
         if (next != USEC_INFINITY) {
@@ -353,6 +504,7 @@ static int run_loop(struct helper *h)
                                         reap_child(h, c);
                         }
                 }
+                start_held(h);
                 free_graveyard(h);
                 arm_timer(h);
         }
@@ -372,6 +524,8 @@ static void helper_free(struct helper *h)
                 signal_child(c, SIGCONT);
                 remove_child(h, c);
         }
+        while (h->pending)
+                free_held(pop_held(h)); /* their reply sockets hang up */
         free_graveyard(h);
         exec_spawner_deinit(&h->spawner);
         safe_close(h->sock);
@@ -431,7 +585,7 @@ static void setup_process(struct helper *h)
         }
 }
 
-int exec_helper_main(int fd, int log_level)
+int exec_helper_main(int fd, int log_level, unsigned program_limit)
 {
         struct helper *h;
         int r;
@@ -451,6 +605,8 @@ int exec_helper_main(int fd, int log_level)
         h->epfd = h->timer_fd = -1;
         h->timer_armed = USEC_INFINITY;
         h->self = getpid();
+        h->program_limit = program_limit;
+        h->pending_tail = &h->pending;
         setup_process(h);
         if (exec_spawner_init(&h->spawner) < 0) {
                 log_error("out of memory");
@@ -478,6 +634,7 @@ int exec_helper_main(int fd, int log_level)
 void exec_helper_run_if_requested(int argc, char *argv[])
 {
         int log_level = LOG_INFO;
+        unsigned long program_limit = 0;
         char *end;
 
         if (argc < 2 || strncmp(argv[1], EXEC_HELPER_ARG, STRLEN(EXEC_HELPER_ARG)) != 0)
@@ -487,11 +644,21 @@ void exec_helper_run_if_requested(int argc, char *argv[])
                 fprintf(stderr, "invalid %s\n", argv[1]);
                 exit(EXIT_FAILURE);
         }
-        if (argc >= 3 &&
-            strncmp(argv[2], EXEC_HELPER_LOG_ARG, STRLEN(EXEC_HELPER_LOG_ARG)) == 0) {
-                int l = log_level_from_string(argv[2] + STRLEN(EXEC_HELPER_LOG_ARG));
-                if (l >= 0)
-                        log_level = l;
+        for (int i = 2; i < argc; i++) {
+                const char *a = argv[i];
+                if (strncmp(a, EXEC_HELPER_LOG_ARG, STRLEN(EXEC_HELPER_LOG_ARG)) == 0) {
+                        int l = log_level_from_string(a + STRLEN(EXEC_HELPER_LOG_ARG));
+                        if (l >= 0)
+                                log_level = l;
+                } else if (strncmp(a, EXEC_HELPER_LIMIT_ARG, STRLEN(EXEC_HELPER_LIMIT_ARG)) == 0) {
+                        const char *v = a + STRLEN(EXEC_HELPER_LIMIT_ARG);
+                        errno = 0;
+                        program_limit = strtoul(v, &end, 10);
+                        if (errno || end == v || *end || program_limit > EXEC_PROGRAM_LIMIT_MAX) {
+                                fprintf(stderr, "invalid %s\n", a);
+                                exit(EXIT_FAILURE);
+                        }
+                }
         }
-        exit(exec_helper_main((int)fd, log_level));
+        exit(exec_helper_main((int)fd, log_level, (unsigned)program_limit));
 }

@@ -427,6 +427,140 @@ static void test_cpu_time(void)
         ASSERT_TRUE(res.cpu_usec < 100 * MSEC);
 }
 
+/* The program limit (exec-helper.h). Each program appends "start" and "end"
+ * lines to one log; a spinning program runs until the test creates its stop
+ * file, so the test decides when it ends. */
+struct limited_run {
+        struct exec_client *client;
+        char *const *argv;
+        uint64_t timeout_usec;
+        int r;
+        struct exec_result res;
+        pthread_t thread;
+};
+
+static void *limited_run_thread(void *userdata)
+{
+        struct limited_run *l = userdata;
+        char o[256];
+        struct exec_request req = { .argv = l->argv, .timeout_usec = l->timeout_usec,
+                                    .out = o, .out_size = sizeof(o) };
+
+        l->r = exec_run(l->client, &req, &l->res);
+        return NULL;
+}
+
+static void limited_start(struct limited_run *l)
+{
+        ASSERT_EQ(pthread_create(&l->thread, NULL, limited_run_thread, l), 0);
+}
+
+static void limited_join(struct limited_run *l)
+{
+        ASSERT_EQ(pthread_join(l->thread, NULL), 0);
+}
+
+static void read_log(const char *path, char *buf, size_t size)
+{
+        buf[0] = '\0';
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return;
+        size_t n = fread(buf, 1, size - 1, f);
+        buf[n] = '\0';
+        fclose(f);
+}
+
+/* Wait (at most 10 s) until the log holds `lines` lines. */
+static void wait_log_lines(const char *path, unsigned lines)
+{
+        char buf[1024];
+        for (int tries = 0; tries < 1000; tries++) {
+                unsigned n = 0;
+                read_log(path, buf, sizeof(buf));
+                for (const char *p = buf; (p = strchr(p, '\n')); p++)
+                        n++;
+                if (n >= lines)
+                        return;
+                usleep(10000);
+        }
+        read_log(path, buf, sizeof(buf));
+        fprintf(stderr, "log %s: \"%s\"\n", path, buf);
+        ASSERT_TRUE(false);
+}
+
+static void test_program_limit(void)
+{
+        char dir[] = "/tmp/test-exec-limit.XXXXXX", log[128], stop[128], script[512], buf[1024];
+        struct exec_client *c;
+
+        ASSERT_TRUE(mkdtemp(dir));
+        snprintf(log, sizeof(log), "%s/log", dir);
+        snprintf(stop, sizeof(stop), "%s/stop", dir);
+        ASSERT_EQ(exec_client_new(&(struct exec_client_config){ .helper_path = self_path,
+                                                                 .program_limit = 1 }, &c), 0);
+
+        /* Two programs that spin (runnable all along): the second starts
+         * only once the first has ended. */
+        snprintf(script, sizeof(script),
+                 "echo start $0 >> %s; while [ ! -e %s ]; do :; done; echo end $0 >> %s", log,
+                 stop, log);
+        struct limited_run a = { .client = c, .argv = (char *[]){ "/bin/sh", "-c", script, "a", NULL } };
+        struct limited_run b = { .client = c, .argv = (char *[]){ "/bin/sh", "-c", script, "b", NULL } };
+        limited_start(&a);
+        wait_log_lines(log, 1);
+        limited_start(&b);
+        usleep(200000); /* time enough for b to start, were it not held */
+        read_log(log, buf, sizeof(buf));
+        ASSERT_STREQ(buf, "start a\n");
+        /* A request held while its deadline passes is answered without running. */
+        struct limited_run late = { .client = c, .argv = (char *[]){ "/bin/true", NULL },
+                                    .timeout_usec = 50 * MSEC };
+        limited_start(&late);
+        limited_join(&late);
+        ASSERT_EQ(late.r, 0);
+        ASSERT_EQ(late.res.outcome, EXEC_SPAWN_FAILED);
+        ASSERT_EQ(late.res.spawn_errno, ETIME);
+        ASSERT_EQ(late.res.pid, 0);
+        int fd = open(stop, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        ASSERT_TRUE(fd >= 0);
+        close(fd);
+        limited_join(&a);
+        limited_join(&b);
+        ASSERT_TRUE(a.r == 0 && exec_result_ok(&a.res));
+        ASSERT_TRUE(b.r == 0 && exec_result_ok(&b.res));
+        read_log(log, buf, sizeof(buf));
+        ASSERT_STREQ(buf, "start a\nend a\nstart b\nend b\n");
+
+        /* Programs that sleep do not count: three run at once under a limit of one. */
+        ASSERT_EQ(unlink(log), 0);
+        ASSERT_EQ(unlink(stop), 0);
+        snprintf(script, sizeof(script),
+                 "echo start >> %s; while [ ! -e %s ]; do sleep 0.05; done; echo end >> %s", log,
+                 stop, log);
+        struct limited_run s[3];
+        for (int i = 0; i < 3; i++) {
+                s[i] = (struct limited_run){ .client = c,
+                                             .argv = (char *[]){ "/bin/sh", "-c", script, NULL } };
+                limited_start(&s[i]);
+        }
+        wait_log_lines(log, 3);
+        fd = open(stop, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        ASSERT_TRUE(fd >= 0);
+        close(fd);
+        for (int i = 0; i < 3; i++) {
+                limited_join(&s[i]);
+                ASSERT_TRUE(s[i].r == 0 && exec_result_ok(&s[i].res));
+        }
+        read_log(log, buf, sizeof(buf));
+        ASSERT_STREQ(buf, "start\nstart\nstart\nend\nend\nend\n");
+
+        exec_client_free(c);
+        (void)unlink(log);
+        (void)unlink(stop);
+        ASSERT_EQ(rmdir(dir), 0);
+}
+
 /* Number of open descriptors of pid, and a list of them in buf. */
 static unsigned count_fds(pid_t pid, char *buf, size_t size)
 {
@@ -513,6 +647,7 @@ int main(int argc, char *argv[])
         TEST_RUN(test_spawn_failures);
         TEST_RUN(test_exec_delay);
         TEST_RUN(test_cpu_time);
+        TEST_RUN(test_program_limit);
 
         exec_client_free(client);
         return 0;

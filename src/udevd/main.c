@@ -61,6 +61,8 @@ static void help(void)
                "  -N --resolve-names=early|late|never\n"
                "                              When to resolve users and groups\n"
                "     --timeout-signal=SIGNAL  Signal for timed-out programs\n"
+               "     --program-limit=N        Programs running on the CPUs at once\n"
+               "                              (default: the number of CPUs; 0: no limit)\n"
                "     --ready-fd=N             Write a newline to fd N once ready (s6 style)\n"
                "     --rules-dir=DIR          Read rules from DIR instead of the default\n"
                "                              search path (repeatable)\n"
@@ -76,6 +78,7 @@ enum {
         ARG_READY_FD,
         ARG_DEBUG_NETLINK_RCVBUF,
         ARG_DEBUG_RESYNC_MATCH,
+        ARG_PROGRAM_LIMIT,
 };
 
 #define DEBUG_RCVBUF_MAX (64 * 1024 * 1024)
@@ -99,6 +102,7 @@ static int parse_argv(int argc, char *argv[], struct udevd_settings *s,
                   ARG_DEBUG_EVENT_DELAY_MATCH },
                 { "test-accept-user-uevents", no_argument, NULL, ARG_TEST_ACCEPT_USER_UEVENTS },
                 { "rules-dir", required_argument, NULL, ARG_RULES_DIR },
+                { "program-limit", required_argument, NULL, ARG_PROGRAM_LIMIT },
                 { "ready-fd", required_argument, NULL, ARG_READY_FD },
                 { "debug-netlink-rcvbuf", required_argument, NULL, ARG_DEBUG_NETLINK_RCVBUF },
                 { "debug-resync-match", required_argument, NULL, ARG_DEBUG_RESYNC_MATCH },
@@ -122,6 +126,15 @@ static int parse_argv(int argc, char *argv[], struct udevd_settings *s,
                                 log_warning("Invalid --children-max='%s', ignoring", optarg);
                         else
                                 s->children_max = (unsigned)v;
+                        break;
+                }
+                case ARG_PROGRAM_LIMIT: {
+                        char *end;
+                        unsigned long v = strtoul(optarg, &end, 10);
+                        if (!*optarg || *end || v > EXEC_PROGRAM_LIMIT_MAX)
+                                log_warning("Invalid --program-limit='%s', ignoring", optarg);
+                        else
+                                s->program_limit = (int)v;
                         break;
                 }
                 case 'e':
@@ -262,6 +275,7 @@ int main(int argc, char *argv[])
                 .event_timeout_usec = 180 * USEC_PER_SEC,
                 .timeout_signal = SIGTERM,
                 .run_dir = UDEVD_RUN_DIR,
+                .program_limit = -1,
                 .ready_fd = -1,
         };
         struct manager *m = NULL;
@@ -363,6 +377,8 @@ int main(int argc, char *argv[])
                 .timeout_usec = settings.event_timeout_usec,
                 .exec_delay_usec = settings.exec_delay_usec,
                 .helper_log_level = log_get_max_level(),
+                .program_limit = settings.program_limit >= 0 ? (unsigned)settings.program_limit
+                                                             : udevd_cpus(),
         };
         r = exec_client_new(&exec_cfg, &settings.exec);
         if (r < 0) {

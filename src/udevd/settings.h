@@ -33,6 +33,9 @@ struct udevd_settings {
         int ready_fd;                   /* --ready-fd=N (s6 style), -1 = none */
         bool debug;
         unsigned children_max;          /* 0 = automatic */
+        /* --program-limit=N: runnable programs at once (exec/exec-helper.h);
+         * -1 = automatic (udevd_cpus()), 0 = no limit */
+        int program_limit;
         uint64_t event_timeout_usec;    /* default 180 s */
         uint64_t exec_delay_usec;       /* sleep before each RUN program (exec-client.h) */
         int timeout_signal;             /* for timed-out programs; default SIGTERM, then

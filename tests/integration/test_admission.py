@@ -155,3 +155,60 @@ def test_events_of_one_device_in_order(tmp_path, udevd_factory, net, kernel_mon,
     order = [int(x) for x in open(str(state / "order")).read().split()]
     assert order == sorted(e.seqnum for e in kev), order
     assert not os.path.exists(str(state / "errors")), open(str(state / "errors")).read()
+
+
+# $1: state directory, $2: name. Spins (runnable all along: shell builtins
+# only) until $1/stop exists, logging its start and end.
+SPIN_SCRIPT = r'''
+d=$1
+echo "start $2" >> "$d/log"
+while [ ! -e "$d/stop" ]; do :; done
+echo "end $2" >> "$d/log"
+'''
+
+
+def spin_storm(tmp_path, udevd_factory, net, prefix, limit):
+    state = tmp_path / "state"
+    os.makedirs(str(state))
+    script = tmp_path / "spin.sh"
+    script.write_text(SPIN_SCRIPT)
+    rdir = tmp_path / "rules"
+    write_rules(rdir, 'SUBSYSTEM=="net", ACTION=="add", KERNEL=="%s*", '
+                'RUN+="/bin/sh %s %s $name"\n' % (prefix, script, state))
+    udevd_factory("--children-max=16", "--program-limit=%d" % limit, "--rules-dir=%s" % rdir)
+    paths = add_veths(net, prefix, 2)
+    return state, paths
+
+
+def log_lines(state):
+    try:
+        with open(str(state / "log")) as f:
+            return f.read().split("\n")[:-1]
+    except FileNotFoundError:
+        return []
+
+
+def test_program_limit_holds_spinning_programs(tmp_path, udevd_factory, net, kernel_mon,
+                                               udev_mon):
+    """--program-limit=1: of 4 programs that keep a CPU busy, one runs; the
+    others start one after the other, each once the one before it ended."""
+    state, paths = spin_storm(tmp_path, udevd_factory, net, "pl", 1)
+    assert wait_until(lambda: len(log_lines(state)) >= 1, timeout=60), "no program started"
+    time.sleep(0.5)  # time enough for others to start, were they not held
+    assert len(log_lines(state)) == 1, log_lines(state)
+    (state / "stop").touch()
+    wait_broadcast(kernel_mon, udev_mon, paths)
+    lines = log_lines(state)
+    assert len(lines) == 8, lines
+    for i in range(0, 8, 2):
+        assert lines[i].startswith("start ") and lines[i + 1] == "end " + lines[i][6:], lines
+
+
+def test_program_limit_zero_is_no_limit(tmp_path, udevd_factory, net, kernel_mon, udev_mon):
+    """--program-limit=0: all 4 spinning programs run at once."""
+    state, paths = spin_storm(tmp_path, udevd_factory, net, "pz", 0)
+    assert wait_until(lambda: len(log_lines(state)) >= 4, timeout=60), log_lines(state)
+    (state / "stop").touch()
+    wait_broadcast(kernel_mon, udev_mon, paths)
+    lines = log_lines(state)
+    assert [l.split()[0] for l in lines] == ["start"] * 4 + ["end"] * 4, lines
