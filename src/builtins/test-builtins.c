@@ -17,6 +17,7 @@
 #include "rules/udev-event.h"
 #include "shared/log.h"
 #include "shared/tests.h"
+#include "shared/thread-util.h"
 
 static struct sysfs_fixture fx;
 
@@ -171,7 +172,7 @@ static void test_threads(void)
         pthread_t t[4];
 
         for (size_t i = 0; i < ARRAY_SIZE(t); i++)
-                ASSERT_EQ(pthread_create(&t[i], NULL, worker, NULL), 0);
+                ASSERT_EQ(thread_start(&t[i], worker, NULL), 0);
         for (int i = 0; i < 20; i++) {
                 (void)builtins_should_reload();
                 builtins_reload();

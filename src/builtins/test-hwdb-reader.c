@@ -20,6 +20,7 @@
 #include "builtins/hwdb-reader.h"
 #include "shared/macro.h"
 #include "shared/tests.h"
+#include "shared/thread-util.h"
 
 #define BUF_MAX (256 * 1024)
 #define NODE_CHILDREN_MAX 64
@@ -324,7 +325,7 @@ static void test_threads(void)
         write_hwdb(path, entries, ARRAY_SIZE(entries));
         ASSERT_EQ(hwdb_open(path, &h), 0);
         for (size_t i = 0; i < ARRAY_SIZE(t); i++)
-                ASSERT_EQ(pthread_create(&t[i], NULL, reader, h), 0);
+                ASSERT_EQ(thread_start(&t[i], reader, h), 0);
         for (size_t i = 0; i < ARRAY_SIZE(t); i++)
                 ASSERT_EQ(pthread_join(t[i], NULL), 0);
         hwdb_close(h);

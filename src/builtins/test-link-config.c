@@ -21,6 +21,7 @@
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/tests.h"
+#include "shared/thread-util.h"
 
 static char root[64];
 static char dir_etc[128], dir_lib[128];
@@ -442,7 +443,7 @@ static void test_concurrent_loads(void)
         pthread_t t[THREADS];
 
         for (int i = 0; i < THREADS; i++)
-                ASSERT_EQ(pthread_create(&t[i], NULL, loader, NULL), 0);
+                ASSERT_EQ(thread_start(&t[i], loader, NULL), 0);
         for (int i = 0; i < THREADS; i++)
                 ASSERT_EQ(pthread_join(t[i], NULL), 0);
 }

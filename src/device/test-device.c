@@ -9,6 +9,7 @@
 #include "device/device.h"
 #include "device/test-sysfs-fixture.h"
 #include "shared/tests.h"
+#include "shared/thread-util.h"
 
 static struct sysfs_fixture fx;
 
@@ -664,7 +665,7 @@ static void test_threads(void)
         pthread_t th[4];
 
         for (size_t i = 0; i < ARRAY_SIZE(th); i++)
-                ASSERT_EQ(pthread_create(&th[i], NULL, thread_main, NULL), 0);
+                ASSERT_EQ(thread_start(&th[i], thread_main, NULL), 0);
         for (size_t i = 0; i < ARRAY_SIZE(th); i++)
                 ASSERT_EQ(pthread_join(th[i], NULL), 0);
 }

@@ -18,6 +18,7 @@
 #include "shared/fileio.h"
 #include "shared/log.h"
 #include "shared/tests.h"
+#include "shared/thread-util.h"
 
 static char root[256];
 static char sys_root[512], dev_root[512], run_root[512];
@@ -551,7 +552,7 @@ static void test_concurrency(void)
                 rc[i].rounds = 30;
         }
         for (int i = 0; i < N; i++)
-                ASSERT_EQ(pthread_create(&t[i], NULL, racer_main, &rc[i]), 0);
+                ASSERT_EQ(thread_start(&t[i], racer_main, &rc[i]), 0);
         for (int i = 0; i < N; i++)
                 pthread_join(t[i], NULL);
         ASSERT_STREQ(link_target("race/link"), "../loop3");

@@ -17,6 +17,7 @@
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/tests.h"
+#include "shared/thread-util.h"
 #include "shared/time-util.h"
 
 #define MSEC (USEC_PER_MSEC)
@@ -452,7 +453,7 @@ static void *limited_run_thread(void *userdata)
 
 static void limited_start(struct limited_run *l)
 {
-        ASSERT_EQ(pthread_create(&l->thread, NULL, limited_run_thread, l), 0);
+        ASSERT_EQ(thread_start(&l->thread, limited_run_thread, l), 0);
 }
 
 static void limited_join(struct limited_run *l)

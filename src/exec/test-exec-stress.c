@@ -17,6 +17,7 @@
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/tests.h"
+#include "shared/thread-util.h"
 #include "shared/time-util.h"
 
 #define MSEC (USEC_PER_MSEC)
@@ -165,7 +166,7 @@ static void test_helper_killed_under_load(void)
 
         for (unsigned i = 0; i < LOADERS; i++) {
                 loaders[i].stop = &stop;
-                ASSERT_EQ(pthread_create(&loaders[i].thread, NULL, loader_main, &loaders[i]), 0);
+                ASSERT_EQ(thread_start(&loaders[i].thread, loader_main, &loaders[i]), 0);
         }
         usleep(300 * 1000);
         pid_t old = exec_client_helper_pid(client);
@@ -265,7 +266,7 @@ static void test_orphans_terminated(void)
         struct orphan o = { .r = 1 };
         pthread_t t;
 
-        ASSERT_EQ(pthread_create(&t, NULL, orphan_main, &o), 0);
+        ASSERT_EQ(thread_start(&t, orphan_main, &o), 0);
         /* Wait until the program has printed its pid (it is then sleeping). */
         pid_t prog = 0;
         for (int i = 0; i < 200 && prog == 0; i++) {

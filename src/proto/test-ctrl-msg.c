@@ -15,6 +15,7 @@
 #include "proto/ctrl-msg.h"
 #include "shared/macro.h"
 #include "shared/tests.h"
+#include "shared/thread-util.h"
 #include "shared/time-util.h"
 
 static void test_type_names(void)
@@ -298,7 +299,7 @@ static void test_socketpair_round_trip(void)
                 ASSERT_EQ(setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)), 0);
         }
         s.fd = sv[1];
-        ASSERT_EQ(pthread_create(&t, NULL, server_main, &s), 0);
+        ASSERT_EQ(thread_start(&t, server_main, &s), 0);
 
         ASSERT_EQ(ctrl_client_send(sv[0], &lvl), 0);
         ASSERT_EQ(ctrl_client_send(sv[0], &env), 0);
@@ -343,7 +344,7 @@ static void test_finish_timeout(void)
 
         ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
         s.fd = sv[1];
-        ASSERT_EQ(pthread_create(&t, NULL, server_main, &s), 0);
+        ASSERT_EQ(thread_start(&t, server_main, &s), 0);
         ASSERT_EQ(ctrl_client_send(sv[0], &ping), 0);
 
         t0 = now_usec(CLOCK_MONOTONIC);
@@ -401,7 +402,7 @@ static void test_connect_path(void)
 
         ASSERT_EQ(listen(lfd, 0), 0);
         s.fd = lfd;
-        ASSERT_EQ(pthread_create(&t, NULL, server_main, &s), 0);
+        ASSERT_EQ(thread_start(&t, server_main, &s), 0);
 
         ASSERT_EQ(ctrl_client_connect_timeout(path, 5 * USEC_PER_SEC, &cfd), 0);
         ASSERT_TRUE(cfd >= 0);

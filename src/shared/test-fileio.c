@@ -13,6 +13,7 @@
 #include "shared/fileio.h"
 #include "shared/macro.h"
 #include "shared/tests.h"
+#include "shared/thread-util.h"
 
 static char root[64];
 
@@ -165,7 +166,7 @@ static void test_names_per_thread(void)
         uint64_t *all = malloc(sizeof(names));
 
         for (int i = 0; i < 2; i++)
-                ASSERT_EQ(pthread_create(&t[i], NULL, draw_names, names[i]), 0);
+                ASSERT_EQ(thread_start(&t[i], draw_names, names[i]), 0);
         for (int i = 0; i < 2; i++)
                 ASSERT_EQ(pthread_join(t[i], NULL), 0);
         ASSERT_TRUE(all != NULL);

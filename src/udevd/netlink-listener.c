@@ -12,6 +12,7 @@
 
 #include "proto/uevent.h"
 #include "shared/log.h"
+#include "shared/thread-util.h"
 #include "shared/time-util.h"
 #include "udevd/event-queue.h"
 #include "udevd/known-devices.h"
@@ -320,9 +321,9 @@ static void *listener_thread(void *userdata)
 
 int listener_start(struct listener *l)
 {
-        int r = pthread_create(&l->thread, NULL, listener_thread, l);
-        if (r != 0)
-                return -r;
+        int r = thread_start(&l->thread, listener_thread, l);
+        if (r < 0)
+                return r;
         l->started = true;
         return 0;
 }

@@ -13,6 +13,7 @@
 #include "proto/uevent.h"
 #include "shared/macro.h"
 #include "shared/tests.h"
+#include "shared/thread-util.h"
 #include "shared/time-util.h"
 #include "udevd/event-queue.h"
 
@@ -203,7 +204,7 @@ static void taker_start(struct taker *t, struct event_queue *q)
         t->q = q;
         atomic_init(&t->got, NULL);
         atomic_init(&t->returned, false);
-        ASSERT_EQ(pthread_create(&t->thread, NULL, taker_main, t), 0);
+        ASSERT_EQ(thread_start(&t->thread, taker_main, t), 0);
 }
 
 static void sleep_ms(unsigned ms)
@@ -861,8 +862,8 @@ static void test_capacity_wakeup(void)
         we = (struct cap_waiter){ .q = q, .fn = event_queue_wait_empty };
         atomic_init(&wc.result, 1);
         atomic_init(&we.result, 1);
-        ASSERT_EQ(pthread_create(&tc, NULL, cap_waiter_main, &wc), 0);
-        ASSERT_EQ(pthread_create(&te, NULL, cap_waiter_main, &we), 0);
+        ASSERT_EQ(thread_start(&tc, cap_waiter_main, &wc), 0);
+        ASSERT_EQ(thread_start(&te, cap_waiter_main, &we), 0);
         sleep_ms(30);
         ASSERT_EQ(atomic_load(&wc.result), 1);
         ASSERT_EQ(atomic_load(&we.result), 1);
@@ -876,7 +877,7 @@ static void test_capacity_wakeup(void)
         /* shutdown releases capacity waiters */
         push1(q, mk(2, "add", "/devices/a", "test", NULL));
         atomic_store(&wc.result, 1);
-        ASSERT_EQ(pthread_create(&tc, NULL, cap_waiter_main, &wc), 0);
+        ASSERT_EQ(thread_start(&tc, cap_waiter_main, &wc), 0);
         sleep_ms(30);
         event_queue_shutdown(q, true);
         ASSERT_EQ(pthread_join(tc, NULL), 0);
@@ -1172,7 +1173,7 @@ static void test_requeue_stress(void)
 
         rs.q = new_queue(&c, 0);
         for (int i = 0; i < N_WORKERS; i++)
-                ASSERT_EQ(pthread_create(&th[i], NULL, requeue_worker, &rs), 0);
+                ASSERT_EQ(thread_start(&th[i], requeue_worker, &rs), 0);
         for (int i = 0; i < N_EVENTS; i++) {
                 snprintf(path, sizeof(path), "/devices/virtual/block/loop%d", i % 7);
                 push1(rs.q, mk((uint64_t)i + 1, "change", path, "block", "DEVTYPE=disk", NULL));
@@ -1556,9 +1557,9 @@ static void run_stress(bool soft)
         if (soft)
                 event_queue_set_soft_running(s->q, 2, 200);
         for (unsigned i = 0; i < S_WORKERS; i++)
-                ASSERT_EQ(pthread_create(&workers[i], NULL, s_worker, s), 0);
-        ASSERT_EQ(pthread_create(&manager, NULL, s_manager, s), 0);
-        ASSERT_EQ(pthread_create(&pusher, NULL, s_pusher, s), 0);
+                ASSERT_EQ(thread_start(&workers[i], s_worker, s), 0);
+        ASSERT_EQ(thread_start(&manager, s_manager, s), 0);
+        ASSERT_EQ(thread_start(&pusher, s_pusher, s), 0);
 
         ASSERT_EQ(pthread_join(pusher, NULL), 0);
         ASSERT_EQ(pthread_join(manager, NULL), 0);

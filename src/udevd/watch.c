@@ -23,6 +23,7 @@
 #include "shared/fileio.h"
 #include "shared/log.h"
 #include "shared/macro.h"
+#include "shared/thread-util.h"
 #include "udevd/event-queue.h"
 #include "udevd/watch.h"
 
@@ -522,7 +523,7 @@ int watch_new(const char *run_dir, const char *sys_dir, struct event_queue *queu
                 goto fail;
         }
         restore(w);
-        r = -pthread_create(&w->thread, NULL, watch_main, w);
+        r = thread_start(&w->thread, watch_main, w);
         if (r < 0)
                 goto fail;
         w->thread_started = true;

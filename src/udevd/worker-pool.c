@@ -12,6 +12,7 @@
 #include "builtins/builtin.h"
 #include "shared/blocking.h"
 #include "shared/log.h"
+#include "shared/thread-util.h"
 #include "shared/time-util.h"
 #include "udevd/event-process.h"
 #include "udevd/event-queue.h"
@@ -175,10 +176,10 @@ static int start_worker_locked(struct worker_pool *p)
                 return -ENOMEM;
         w->pool = p;
         w->id = p->n_workers;
-        r = pthread_create(&w->thread, NULL, worker_main, w);
-        if (r != 0) {
+        r = thread_start(&w->thread, worker_main, w);
+        if (r < 0) {
                 free(w);
-                return -r;
+                return r;
         }
         p->workers[p->n_workers++] = w;
         return 0;
