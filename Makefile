@@ -7,11 +7,17 @@
 #                           ASan/UBSan and TSan builds (see tests/README)
 #   make install DESTDIR=... prefix=...
 #   make distcheck          tarball -> configure -> build -> unit tests -> install
+#   make check-musl         the same sources built with musl (build-musl/)
 
-ifeq ($(wildcard config.mk),)
-$(error config.mk missing: run ./autogen.sh && ./configure first)
+# CONFIG_MK: configure's results; check-musl uses those of a musl configure.
+CONFIG_MK ?= config.mk
+ifeq ($(wildcard $(CONFIG_MK)),)
+$(error $(CONFIG_MK) missing: run ./autogen.sh && ./configure first)
 endif
-include config.mk
+include $(CONFIG_MK)
+ifeq ($(origin LIBC_DEFS),undefined)
+$(error $(CONFIG_MK) predates configure's C library checks: run ./configure again)
+endif
 # configure --with-systemd-compat (config.mk from an older configure lacks it)
 SYSTEMD_COMPAT ?= 252
 
@@ -22,7 +28,7 @@ Q := $(if $(filter 1,$(V)),,@)
 WARNFLAGS = -Wall -Wextra $(WERROR) -Wshadow -Wformat=2 -Wmissing-prototypes \
             -Wstrict-prototypes -Wno-unused-parameter -Wvla -Wdate-time
 SANFLAGS  = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all,)
-BASEFLAGS = -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(PACKAGE_VERSION)"' -Isrc \
+BASEFLAGS = -std=gnu11 -D_GNU_SOURCE $(LIBC_DEFS) -DVERSION='"$(PACKAGE_VERSION)"' -Isrc \
             -DTUDEV_RULES_DIR='"$(prefix)/lib/udev/rules.d"' \
             -DTUDEV_PROBE_PATH='"$(probedir)/tudev-probe"' \
             $(if $(DEFAULT_NET_NAMING_SCHEME),-DDEFAULT_NET_NAMING_SCHEME='"$(DEFAULT_NET_NAMING_SCHEME)"') \
@@ -99,7 +105,8 @@ $(UDEVADM): $(call obj,$(UDEVADM_SRC)) $(LIBCORE)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 $(call obj,$(PROBE_SRC)): ALL_CFLAGS += $(BLKID_CFLAGS)
-$(PROBE): $(call obj,$(PROBE_SRC))
+# compat.o: the C library fallbacks tudev-probe's messages may need (musl)
+$(PROBE): $(call obj,$(PROBE_SRC)) $(O)/src/shared/compat.o
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(BLKID_LIBS)
 
@@ -118,7 +125,7 @@ $(O)/clients/%: tests/clients/%.c
 	$(Q)$(CC) $(BASEFLAGS) $(WARNFLAGS) $(SANFLAGS) $(LIBUDEV_CFLAGS) $(CFLAGS) \
 	    $(ALL_LDFLAGS) -o $@ $< $(LIBUDEV_LIBS) $(CLIENT_EXTRA)
 
--include $(shell find $(O)/src $(O)/fuzz -name '*.d' -type f 2>/dev/null)
+-include $(shell find $(O)/src $(O)/tests $(O)/fuzz -name '*.d' -type f 2>/dev/null)
 
 # ---------------------------------------------------------------- tests
 PYTEST ?= /usr/bin/python3 -m pytest
@@ -208,6 +215,50 @@ check-fuzz: $(FUZZ_BIN)
 check-bench-smoke: all
 	tools/bench --smoke --build $(O)
 
+# ---------------------------------------------------------------- musl
+# check-musl: tudev builds with musl (Alpine, Void), and its unit tests that
+# need only the C library pass there (docs/portability.md). Nothing is
+# installed; needs musl-gcc (Debian: musl-tools, in tools/install-deps).
+# ./configure runs once more with CC=$(MUSL_CC) in $(MUSL_O), so that its
+# config.mk says what musl lacks (LIBC_DEFS: src/shared/compat.h's fallbacks);
+# the sub-make builds with it. musl's include path has neither the kernel's
+# headers nor libudev's, libkmod's and libblkid's: $(MUSL_O)/include links to
+# this system's (what linux-headers, eudev-dev or systemd-dev, kmod-dev and
+# util-linux-dev give a musl distribution), searched after musl's own.
+# Every translation unit of src/ and tests/clients/ is compiled with the
+# usual warnings and -Werror. The helper programs (src/helpers/) and the unit
+# tests are linked against musl without libudev, libkmod and libblkid (this
+# system's are glibc's), and the unit tests run, all but MUSL_UNIT_SKIP:
+# those that need libkmod (through the kmod builtin), and test-builtin-getopt,
+# whose reference is glibc's getopt_long() (musl's differs on bad options;
+# tudev's own parser behaves the same on both).
+MUSL_CC ?= musl-gcc
+MUSL_O ?= build-musl
+MUSL_SYSINCLUDE = linux asm-generic mtd libudev.h libkmod.h blkid
+MUSL_UNIT_SKIP = builtins/test-builtins rules/test-rules-compile rules/test-rules-exec \
+                 builtins/test-builtin-getopt
+MUSL_UNIT = $(filter-out $(addprefix $(O)/unit/,$(MUSL_UNIT_SKIP)),$(UNIT_BIN))
+MUSL_OBJ = $(call obj,$(wildcard src/*/*.c) $(CLIENT_SRC))
+
+check-musl:
+	@command -v $(MUSL_CC) >/dev/null || \
+	  { echo "check-musl: $(MUSL_CC) missing (Debian: apt-get install musl-tools)"; exit 1; }
+	$(Q)mkdir -p $(MUSL_O)/include
+	$(Q)asm=/usr/include/$$(gcc -print-multiarch 2>/dev/null)/asm; \
+	  [ -d "$$asm" ] || asm=/usr/include/asm; ln -sfn "$$asm" $(MUSL_O)/include/asm
+	$(Q)for h in $(MUSL_SYSINCLUDE); do ln -sfn /usr/include/$$h $(MUSL_O)/include/$$h; done
+	$(Q)if [ ! -f $(MUSL_O)/config.mk ] || [ configure -nt $(MUSL_O)/config.mk ] || \
+	     [ config.mk.in -nt $(MUSL_O)/config.mk ]; then \
+	  echo "  CONFIGURE $(MUSL_O) (CC=$(MUSL_CC))"; \
+	  cd $(MUSL_O) && $(CURDIR)/configure -q CC=$(MUSL_CC) \
+	    CPPFLAGS="-idirafter $(abspath $(MUSL_O))/include" >/dev/null; fi
+	$(Q)d=$$(sed -n 's/^LIBC_DEFS = *//p' $(MUSL_O)/config.mk); \
+	  echo "  LIBC_DEFS (musl): $${d:-none, compat.c's fallbacks throughout}"
+	$(MAKE) CONFIG_MK=$(MUSL_O)/config.mk O=$(MUSL_O) SANITIZE= \
+	    LIBUDEV_LIBS= LIBKMOD_LIBS= BLKID_LIBS= check-musl-run
+check-musl-run: $(MUSL_OBJ) $(HELPER_BIN) $(MUSL_UNIT)
+	@set -e; for t in $(MUSL_UNIT); do echo "  UNIT    $$t (musl)"; $$t; done
+
 # Every tracked source file carries its SPDX licence line (tools/check-spdx).
 check-spdx:
 	tools/check-spdx
@@ -220,7 +271,7 @@ BOOT_TEST_ARGS ?=
 check-boot:
 	tools/boot-test --build $(O) $(BOOT_TEST_ARGS)
 
-check: check-spdx check-one check-boot check-bench-smoke check-asan check-tsan check-valgrind check-fuzz
+check: check-spdx check-musl check-one check-boot check-bench-smoke check-asan check-tsan check-valgrind check-fuzz
 	@echo "all test configurations passed"
 
 # ---------------------------------------------------------------- install
@@ -337,9 +388,9 @@ distcheck: dist
 	@echo "$(DISTNAME).tar.gz is ready for distribution"
 
 clean:
-	rm -rf $(O) build-asan build-tsan build-clang
+	rm -rf $(O) build-asan build-tsan build-clang build-musl
 
-.PHONY: all helpers check check-boot check-spdx check-unit check-integration check-one check-asan check-tsan check-valgrind \
+.PHONY: all helpers check check-boot check-spdx check-musl check-musl-run check-unit check-integration check-one check-asan check-tsan check-valgrind \
         check-bench-smoke \
         install uninstall dist distcheck clean check-build-all install-init uninstall-init check-fuzz \
         fuzz-build

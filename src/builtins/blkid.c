@@ -46,6 +46,7 @@
 #include "rules/rules-exec.h"
 #include "rules/udev-event.h"
 #include "shared/blocking.h"
+#include "shared/compat.h"
 #include "shared/cond.h"
 #include "shared/fileio.h"
 #include "shared/log.h"
@@ -395,7 +396,7 @@ static int prober_result(struct blkid_call *c, const struct blkid_opts *o, const
 static int prober_killed(const char *devnode, const char *who, int sig)
 {
         log_warning("%s: blkid prober %s was killed by signal SIG%s; no properties imported",
-                    devnode, who, sigabbrev_np(sig) ?: "?");
+                    devnode, who, signal_abbrev(sig) ?: "?");
         return -EIO;
 }
 
@@ -697,7 +698,7 @@ static int server_start(struct probe_server *s)
         posix_spawn_file_actions_adddup2(&fa, theirs, 3);
         posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
         posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-        posix_spawn_file_actions_addclosefrom_np(&fa, 4);
+        spawn_close_from(&fa, 4);
         posix_spawnattr_setsigmask(&attr, &none);
         posix_spawnattr_setsigdefault(&attr, &all);
         posix_spawnattr_setpgroup(&attr, 0);

@@ -22,6 +22,7 @@
 #include "exec/exec-helper.h"
 #include "exec/exec-msg.h"
 #include "shared/blocking.h"
+#include "shared/compat.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/time-util.h"
@@ -84,7 +85,7 @@ static int spawn_helper(struct exec_client *c, int helper_end, pid_t *ret_pid)
         posix_spawnattr_init(&attr);
         r = posix_spawn_file_actions_adddup2(&fa, helper_end, EXEC_HELPER_FD);
         if (r == 0)
-                r = posix_spawn_file_actions_addclosefrom_np(&fa, EXEC_HELPER_FD + 1);
+                r = spawn_close_from(&fa, EXEC_HELPER_FD + 1);
         if (r == 0)
                 r = posix_spawnattr_setsigmask(&attr, &all);
         if (r == 0)
@@ -172,7 +173,7 @@ static void describe_wait(const siginfo_t *si, char *buf, size_t size)
                 snprintf(buf, size, "exited with status %d", si->si_status);
         else
                 snprintf(buf, size, "killed by signal SIG%s",
-                         sigabbrev_np(si->si_status) ?: "?");
+                         signal_abbrev(si->si_status) ?: "?");
 }
 
 /* Reap the current helper h (it exited, or its socket is dead: then wait up
@@ -750,20 +751,20 @@ const char *exec_result_to_string(const struct exec_result *r, char *buf, size_t
                 snprintf(buf, size, "exited with status %d", r->exit_status);
                 break;
         case EXEC_SIGNALED:
-                snprintf(buf, size, "killed by signal SIG%s", sigabbrev_np(r->signal) ?: "?");
+                snprintf(buf, size, "killed by signal SIG%s", signal_abbrev(r->signal) ?: "?");
                 break;
         case EXEC_TIMED_OUT:
                 if (r->killed)
                         snprintf(buf, size, "timed out (SIGKILL needed)");
                 else if (r->signal > 0)
-                        snprintf(buf, size, "timed out (SIG%s)", sigabbrev_np(r->signal) ?: "?");
+                        snprintf(buf, size, "timed out (SIG%s)", signal_abbrev(r->signal) ?: "?");
                 else
                         snprintf(buf, size, "timed out (exited with status %d)", r->exit_status);
                 break;
         case EXEC_SPAWN_FAILED:
         default:
                 snprintf(buf, size, "failed to start: %s",
-                         strerrorname_np(r->spawn_errno) ?: "unknown error");
+                         errno_name(r->spawn_errno) ?: "unknown error");
                 break;
         }
         return buf;

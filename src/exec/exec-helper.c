@@ -21,6 +21,7 @@
 #include "exec/exec-helper.h"
 #include "exec/exec-msg.h"
 #include "exec/exec-spawn.h"
+#include "shared/compat.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/time-util.h"
@@ -435,7 +436,7 @@ static void handle_deadlines(struct helper *h)
                         continue;
                 }
                 log_debug("[%d] timed out, sending %s", (int)c->pid,
-                          sigabbrev_np(c->timeout_signal) ?: "signal");
+                          signal_abbrev(c->timeout_signal) ?: "signal");
                 signal_child(c, c->timeout_signal);
                 signal_child(c, SIGCONT);
                 c->flags |= EXEC_REPLY_TIMED_OUT;

@@ -8,6 +8,7 @@
 #include "exec/exec-udev.h"
 #include "rules/rules-exec.h"
 #include "rules/rules-format.h"
+#include "shared/compat.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/time-util.h"
@@ -109,7 +110,7 @@ int exec_udev_spawn(void *userdata, const char *cmd, char *const envp[], bool is
                 return res.exit_status;
         case EXEC_SIGNALED:
                 log_debug("Process '%s' terminated by signal SIG%s.", cmd,
-                          sigabbrev_np(res.signal) ?: "?");
+                          signal_abbrev(res.signal) ?: "?");
                 return 128 + res.signal;
         case EXEC_TIMED_OUT:
                 log_error("Spawned process '%s' [%d] timed out after %.1f s, killed: %s", cmd,

@@ -43,6 +43,7 @@
 
 #include "probe/blkid-wire.h"
 #include "probe/probe.h"
+#include "shared/compat.h"
 #include "shared/macro.h"
 
 #define FAULT_MAGIC_MAX 64
@@ -322,10 +323,10 @@ static int blkid_main(int argc, char *argv[])
                 /* the device went away or the node is not its: nothing to report */
                 if (fd == -ENODEV || fd == -ENXIO || fd == -ENOENT) {
                         probe_log("cannot open %s (%s), ignoring", a.devnode,
-                                  strerrorname_np(-fd) ?: "?");
+                                  errno_name(-fd) ?: "?");
                         return BLKID_EXIT_OK;
                 }
-                probe_log("cannot open %s (%s)", a.devnode, strerrorname_np(-fd) ?: "?");
+                probe_log("cannot open %s (%s)", a.devnode, errno_name(-fd) ?: "?");
                 return probe_fail(fd, "open", -1);
         }
         fault_triggers(&a, fd);
@@ -368,7 +369,7 @@ static size_t serve(char *req, size_t len, char *reply, size_t size)
 
         f = fmemopen(out, sizeof(out), "w");
         if (!f) {
-                probe_log("cannot buffer the answer: %s", strerrorname_np(errno) ?: "?");
+                probe_log("cannot buffer the answer: %s", errno_name(errno) ?: "?");
                 return (size_t)snprintf(reply, size, "%d\n", BLKID_EXIT_FAILED);
         }
         setvbuf(f, NULL, _IONBF, 0); /* a write that does not fit fails right away */
@@ -408,7 +409,7 @@ static int server_check_parent(const char *arg)
                 return -1;
         }
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
-                probe_log("PR_SET_PDEATHSIG: %s", strerrorname_np(errno) ?: "?");
+                probe_log("PR_SET_PDEATHSIG: %s", errno_name(errno) ?: "?");
                 return -1;
         }
         if (getppid() != (pid_t)parent) {

@@ -32,6 +32,7 @@
 
 #include "rules/rules-exec.h"
 #include "rules/rules-format.h"
+#include "shared/compat.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/time-util.h"
@@ -181,7 +182,7 @@ static int start_child(char *argv[], char *const envp[], int out_w, int err_w, p
         posix_spawn_file_actions_adddup2(&fa, in, STDIN_FILENO);
         posix_spawn_file_actions_adddup2(&fa, out_w, STDOUT_FILENO);
         posix_spawn_file_actions_adddup2(&fa, err_w, STDERR_FILENO);
-        posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+        spawn_close_from(&fa, 3);
         posix_spawnattr_setsigmask(&attr, &none);
         posix_spawnattr_setsigdefault(&attr, &all);
         posix_spawnattr_setpgroup(&attr, 0);

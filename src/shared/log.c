@@ -9,6 +9,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "shared/compat.h"
 #include "shared/log.h"
 #include "shared/time-util.h"
 
@@ -95,7 +96,7 @@ const char *log_level_to_string(int level)
         return level_names[level];
 }
 
-/* Expand %m to the message of `error` (strerror_r, GNU variant) while copying fmt. */
+/* Expand %m to the message of `error` (error_message()) while copying fmt. */
 static void expand_percent_m(char *out, size_t n, const char *fmt, int error)
 {
         char ebuf[128];
@@ -113,7 +114,7 @@ static void expand_percent_m(char *out, size_t n, const char *fmt, int error)
                 }
                 if (p[0] == '%' && p[1] == 'm') {
                         if (!msg)
-                                msg = strerror_r(error, ebuf, sizeof(ebuf));
+                                msg = error_message(error, ebuf, sizeof(ebuf));
                         for (const char *m = msg; *m && o + 2 < n; m++) {
                                 if (*m == '%')
                                         out[o++] = '%';

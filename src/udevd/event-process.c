@@ -23,6 +23,7 @@
 #include "rules/rules-exec.h"
 #include "rules/udev-event.h"
 #include "shared/blocking.h"
+#include "shared/compat.h"
 #include "shared/log.h"
 #include "shared/time-util.h"
 #include "udevd/event-process.h"
@@ -55,7 +56,7 @@ static void nulstr_add(struct nulstr *n, const char *key, const char *value)
 static void add_failure_props(struct nulstr *n, int error)
 {
         char num[16];
-        const char *name = strerrorname_np(error);
+        const char *name = errno_name(error);
 
         nulstr_add(n, "UDEV_WORKER_FAILED", "1");
         snprintf(num, sizeof(num), "%d", error);

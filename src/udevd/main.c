@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <malloc.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 
 #include "exec/exec-client.h"
 #include "exec/exec-helper.h"
+#include "shared/compat.h"
 #include "shared/fileio.h"
 #include "shared/log.h"
 #include "shared/macro.h"
@@ -293,7 +293,7 @@ int main(int argc, char *argv[])
          * keep a storm's peak memory down. MALLOC_ARENA_MAX in the
          * environment still wins. */
         if (!getenv("MALLOC_ARENA_MAX"))
-                (void)mallopt(M_ARENA_MAX, 2);
+                malloc_limit_arenas(2);
         log_set_target(LOG_TARGET_CONSOLE, "udevd");
         /* As systemd-udevd: the environment may choose level and target. Read
          * once here, before any thread exists. */

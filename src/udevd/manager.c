@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 #include "device/node.h"
 #include "exec/exec-client.h"
 #include "rules/rules.h"
+#include "shared/compat.h"
 #include "shared/fileio.h"
 #include "shared/log.h"
 #include "shared/time-util.h"
@@ -195,7 +195,7 @@ static void manager_idle_cleanup(struct manager *m)
                 (void)node_cleanup_stack_dirs(&roots);
                 /* Once per idle period: give the heap a storm grew (queued
                  * records, per-thread arenas) back to the kernel. */
-                (void)malloc_trim(0);
+                malloc_release_free();
                 m->links_cleaned = true;
         }
         event_queue_set_paused(m->queue, m->queue_stopped);
@@ -436,7 +436,7 @@ static void on_signal(struct loop *l, int fd, uint32_t revents, void *userdata)
                 switch (si.ssi_signo) {
                 case SIGTERM:
                 case SIGINT:
-                        log_info("Received %s, exiting", sigabbrev_np((int)si.ssi_signo));
+                        log_info("Received %s, exiting", signal_abbrev((int)si.ssi_signo));
                         begin_exit(m, false);
                         break;
                 case SIGHUP:

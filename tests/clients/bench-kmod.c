@@ -707,7 +707,7 @@ int main(int argc, char *argv[])
                 r = build_index(tmp, modules, &n_aliases, built, sizeof(built));
                 if (r < 0) {
                         fprintf(stderr, "bench-kmod: building the index failed: %s\n",
-                                strerrorname_np(-r) ?: "?");
+                                strerror(-r));
                         nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
                         return 1;
                 }
