@@ -758,6 +758,38 @@ static void check_lock_disk(struct uevent *ev, const char *want)
         uevent_free(ev);
 }
 
+/* uevent_format_kernel() gives back the datagram; repeated keys once with
+ * the last value, values cut at a newline. */
+static void test_format_kernel(void)
+{
+        _cleanup_(uevent_freep) struct uevent *ev = NULL, *dup = NULL;
+        const char *const parts[] = { "add@/devices/virtual/net/veth0", "ACTION=add",
+                                      "DEVPATH=/devices/virtual/net/veth0", "SUBSYSTEM=net",
+                                      "INTERFACE=veth0", "IFINDEX=3", "SEQNUM=77", NULL };
+        size_t len;
+        char *orig = build(parts, &len), out[MSG_MAX];
+
+        ASSERT_EQ(uevent_parse_kernel(orig, len, 42, &ev), 0);
+        ASSERT_EQ(uevent_format_kernel(ev, out, sizeof(out)), (int)len);
+        ASSERT_TRUE(memcmp(out, orig, len) == 0);
+        for (size_t size = 0; size < len; size++)
+                ASSERT_EQ(uevent_format_kernel(ev, out, size), -ENOBUFS);
+        ASSERT_EQ(uevent_format_kernel(ev, out, len), (int)len);
+        free(orig);
+
+        ASSERT_EQ(parse_parts(PARTS("change@/devices/x", "ACTION=change", "DEVPATH=/devices/x",
+                                    "FOO=1", "SUBSYSTEM=foo", "FOO=2\nmore", "SEQNUM=5"),
+                              &dup),
+                  0);
+        const char *const want[] = { "change@/devices/x", "ACTION=change", "DEVPATH=/devices/x",
+                                     "FOO=2", "SUBSYSTEM=foo", "SEQNUM=5", NULL };
+        char *w = build(want, &len);
+        ASSERT_EQ(uevent_format_kernel(dup, out, sizeof(out)), (int)len);
+        ASSERT_TRUE(memcmp(out, w, len) == 0);
+        ASSERT_TRUE(len <= dup->buf_len);
+        free(w);
+}
+
 static void test_lock_disk(void)
 {
         char small[8];
@@ -838,6 +870,7 @@ int main(void)
         TEST_RUN(test_rejects_structure);
         TEST_RUN(test_accepts_odd_but_valid);
         TEST_RUN(test_fuzz);
+        TEST_RUN(test_format_kernel);
         TEST_RUN(test_lock_disk);
         TEST_RUN(test_marks_read_only);
         return 0;

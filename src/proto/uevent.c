@@ -192,6 +192,32 @@ int device_id_format(char *buf, size_t size, const char *subsystem, const char *
         return 0;
 }
 
+static bool append(char *buf, size_t size, size_t *pos, const char *a, char sep, const char *b)
+{
+        size_t la = strlen(a), lb = strlen(b);
+
+        if (size - *pos < la + 1 + lb + 1)
+                return false;
+        memcpy(buf + *pos, a, la);
+        buf[*pos + la] = sep;
+        memcpy(buf + *pos + la + 1, b, lb);
+        buf[*pos + la + 1 + lb] = '\0';
+        *pos += la + 1 + lb + 1;
+        return true;
+}
+
+int uevent_format_kernel(const struct uevent *ev, char *buf, size_t size)
+{
+        size_t pos = 0;
+
+        if (!append(buf, size, &pos, uevent_action_to_string(ev->action), '@', ev->devpath))
+                return -ENOBUFS;
+        for (size_t i = 0; i < ev->n_props; i++)
+                if (!append(buf, size, &pos, ev->props[i].key, '=', ev->props[i].value))
+                        return -ENOBUFS;
+        return (int)pos;
+}
+
 const char *uevent_get(const struct uevent *ev, const char *key)
 {
         if (!ev || !key)

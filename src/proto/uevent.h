@@ -105,6 +105,14 @@ struct uevent {
  *    SUBSYSTEM=drivers without a "/drivers/" component) or -E2BIG (too long). */
 int uevent_parse_kernel(const void *data, size_t len, uint64_t recv_usec, struct uevent **ret);
 
+/* The kernel datagram of `ev` as a listener of the kernel's group would get
+ * it: "ACTION@DEVPATH", then KEY=VALUE for each property in the kernel's
+ * order, each NUL-terminated; as parsed, so a repeated key appears once with
+ * its last value and a value ends at its first newline (the original bytes
+ * for every datagram without those). At most ev->buf_len bytes. Returns the
+ * length written to buf, or -ENOBUFS if `size` is too small. */
+int uevent_format_kernel(const struct uevent *ev, char *buf, size_t size);
+
 /* Property lookup by exact key; NULL if absent. */
 const char *uevent_get(const struct uevent *ev, const char *key);
 

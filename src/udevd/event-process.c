@@ -352,6 +352,8 @@ int event_process(struct worker_ctx *w, const struct uevent *ev,
                         b = broadcast_event(&w->bc, ev, &er.e, r < 0 ? r : 0);
                 else
                         b = event_broadcast_failure(&w->bc, ev, r < 0 ? r : -EIO);
+                if (b >= 0 && w->settings->kernel_broadcast)
+                        b = broadcaster_send_kernel(&w->bc, BROADCAST_KERNEL_GROUPS, ev);
                 if (b < 0)
                         log_error_errno(b, "SEQNUM=%" PRIu64 " %s: failed to broadcast: %m",
                                         ev->seqnum, ev->devpath);

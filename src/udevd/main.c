@@ -63,6 +63,8 @@ static void help(void)
                "     --timeout-signal=SIGNAL  Signal for timed-out programs\n"
                "     --program-limit=N        Programs running on the CPUs at once\n"
                "                              (default: the number of CPUs; 0: no limit)\n"
+               "     --kernel-broadcast       Also send each processed event in the kernel's\n"
+               "                              format to netlink groups 4 (libudev-zero)\n"
                "     --ready-fd=N             Write a newline to fd N once ready (s6 style)\n"
                "     --rules-dir=DIR          Read rules from DIR instead of the default\n"
                "                              search path (repeatable)\n"
@@ -79,6 +81,7 @@ enum {
         ARG_DEBUG_NETLINK_RCVBUF,
         ARG_DEBUG_RESYNC_MATCH,
         ARG_PROGRAM_LIMIT,
+        ARG_KERNEL_BROADCAST,
 };
 
 #define DEBUG_RCVBUF_MAX (64 * 1024 * 1024)
@@ -103,6 +106,7 @@ static int parse_argv(int argc, char *argv[], struct udevd_settings *s,
                 { "test-accept-user-uevents", no_argument, NULL, ARG_TEST_ACCEPT_USER_UEVENTS },
                 { "rules-dir", required_argument, NULL, ARG_RULES_DIR },
                 { "program-limit", required_argument, NULL, ARG_PROGRAM_LIMIT },
+                { "kernel-broadcast", no_argument, NULL, ARG_KERNEL_BROADCAST },
                 { "ready-fd", required_argument, NULL, ARG_READY_FD },
                 { "debug-netlink-rcvbuf", required_argument, NULL, ARG_DEBUG_NETLINK_RCVBUF },
                 { "debug-resync-match", required_argument, NULL, ARG_DEBUG_RESYNC_MATCH },
@@ -128,6 +132,9 @@ static int parse_argv(int argc, char *argv[], struct udevd_settings *s,
                                 s->children_max = (unsigned)v;
                         break;
                 }
+                case ARG_KERNEL_BROADCAST:
+                        s->kernel_broadcast = true;
+                        break;
                 case ARG_PROGRAM_LIMIT: {
                         char *end;
                         unsigned long v = strtoul(optarg, &end, 10);

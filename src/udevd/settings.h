@@ -53,6 +53,7 @@ struct udevd_settings {
         const char *rules_dirs[RULES_DIRS_MAX + 1];
         enum resolve_names resolve_names; /* -N/--resolve-names= */
         bool blockdev_read_only;        /* udev.blockdev_read_only: new disks read-only */
+        bool kernel_broadcast;          /* --kernel-broadcast (udevd/broadcast.h) */
         struct node_mac mac;            /* security modules SECLABEL applies to (at start) */
 };
 
