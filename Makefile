@@ -280,6 +280,9 @@ MAN8 = $(wildcard man/*.8)
 # udevlibexecdir: where rules find programs named without a '/'; udevd looks
 # them up in /lib/udev (the same directory on merged-/usr systems).
 udevlibexecdir ?= $(prefix)/lib/udev
+# udev.pc (pkg-config udev --variable=udevdir): where packages drop rules,
+# hwdb files and helpers; its Version is the systemd release tudev follows.
+pkgconfigdir ?= $(datarootdir)/pkgconfig
 # network/*.link: the default interface naming policy (net_setup_link)
 networkdir ?= $(prefix)/lib/systemd/network
 LINK_FILES = $(wildcard network/*.link)
@@ -299,6 +302,10 @@ install: $(UDEVD) $(UDEVADM) $(PROBE) $(HELPER_BIN)
 	$(INSTALL) -m 0755 $(UDEVADM) '$(DESTDIR)$(bindir)/udevadm'
 	$(INSTALL) -m 0755 $(PROBE) '$(DESTDIR)$(probedir)/tudev-probe'
 	$(if $(MAN8),$(INSTALL) -m 0644 $(MAN8) '$(DESTDIR)$(mandir)/man8/')
+	$(MKDIR_P) '$(DESTDIR)$(pkgconfigdir)'
+	sed -e '/^#/d' -e 's|@prefix@|$(prefix)|' -e 's|@udevdir@|$(prefix)/lib/udev|' \
+	    -e 's|@compat@|$(SYSTEMD_COMPAT)|g' src/udev.pc.in > '$(DESTDIR)$(pkgconfigdir)/udev.pc'
+	chmod 0644 '$(DESTDIR)$(pkgconfigdir)/udev.pc'
 	$(Q)for f in $(wildcard rules.d/*.rules); do \
 	  sed -e '' $(rules_compat_sed) "$$f" > '$(DESTDIR)$(prefix)/lib/udev/rules.d/'"$${f##*/}" && \
 	  chmod 0644 '$(DESTDIR)$(prefix)/lib/udev/rules.d/'"$${f##*/}" || exit 1; done
@@ -311,6 +318,7 @@ uninstall:
 	rmdir '$(DESTDIR)$(probedir)' 2>/dev/null || true
 	rm -f $(addprefix '$(DESTDIR)$(mandir)/man8/',$(notdir $(MAN8)))
 	rm -f $(addprefix '$(DESTDIR)$(prefix)/lib/udev/rules.d/',$(notdir $(wildcard rules.d/*.rules)))
+	rm -f '$(DESTDIR)$(pkgconfigdir)/udev.pc'
 
 # Boot integration (init/) and section 7 pages. Every init system's files go
 # to $(initexampledir) for packagers to pick from; the init systems named in

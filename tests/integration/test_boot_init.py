@@ -533,3 +533,21 @@ def test_install_rules_for_systemd_compat(build, tmp_path, compat):
         with open(os.path.join(dest, "usr/lib/udev/rules.d", os.path.basename(src))) as f:
             assert compat_lines(f.read(), "252") == compat_lines(text, compat), src
     assert tagged > 0, "rules.d has no systemd 257 lines"
+
+
+def test_install_udev_pc(build, tmp_path):
+    """make install puts udev.pc where pkg-config finds it: udevdir is the
+    rules directory's parent, the version the systemd release followed."""
+    dest = str(tmp_path / "dest")
+    r = subprocess.run(["make", "-s", "-C", REPO, "O=" + build, "-o", os.path.join(build, "udevd"),
+                        "-o", os.path.join(build, "udevadm"), "DESTDIR=" + dest,
+                        "prefix=/usr", "SYSTEMD_COMPAT=257", "install"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(dest, "usr/share/pkgconfig"),
+               PKG_CONFIG_LIBDIR="/nonexistent")
+    q = lambda *a: subprocess.run(["pkg-config"] + list(a) + ["udev"], env=env,
+                                  capture_output=True, text=True, check=True).stdout.strip()
+    assert q("--variable=udevdir") == "/usr/lib/udev"
+    assert q("--modversion") == "257"
+    assert os.path.isdir(os.path.join(dest, q("--variable=udevdir").lstrip("/"), "rules.d"))
