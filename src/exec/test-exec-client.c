@@ -540,9 +540,13 @@ static void test_program_limit(void)
                  "echo start >> %s; while [ ! -e %s ]; do sleep 0.05; done; echo end >> %s", log,
                  stop, log);
         struct limited_run s[3];
+        char *argvs[3][4]; /* one per thread: each reads its own while it runs */
         for (int i = 0; i < 3; i++) {
-                s[i] = (struct limited_run){ .client = c,
-                                             .argv = (char *[]){ "/bin/sh", "-c", script, NULL } };
+                argvs[i][0] = (char *)"/bin/sh";
+                argvs[i][1] = (char *)"-c";
+                argvs[i][2] = script;
+                argvs[i][3] = NULL;
+                s[i] = (struct limited_run){ .client = c, .argv = argvs[i] };
                 limited_start(&s[i]);
         }
         wait_log_lines(log, 3);
