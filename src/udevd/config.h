@@ -2,7 +2,7 @@
 /* threads: manager (start-up only, before any thread exists) */
 #pragma once
 /* Configuration sources other than the command line, with udevd's precedence
- * (event-processing.md §13): built-in defaults < /etc/udev/udev.conf <
+ * (udevd(8) CONFIGURATION): built-in defaults < /etc/udev/udev.conf <
  * command line < kernel command line. Each function only overrides what its
  * source sets; invalid values are logged and ignored.
  *

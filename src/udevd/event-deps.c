@@ -19,8 +19,11 @@
  * under[E.devpath_old]. Each later registrant of a by_* key depended on the
  * previous owner of that key, so "latest" stands for the whole chain.
  *
- * This is the conflict relation of event-processing.md §3.1, plus one extra
- * pair that systemd does not check: E.devpath_old against L.devpath_old. It
+ * This is systemd-udevd's conflict relation (an earlier event L blocks E if
+ * they share the device id or the devnode, or if E.devpath is related to
+ * L.devpath or L.devpath_old, or E.devpath_old to L.devpath: equal, or one
+ * below the other at a '/'; udevd(8) DESCRIPTION), plus one extra pair that
+ * systemd does not check: E.devpath_old against L.devpath_old. It
  * only serialises two moves away from related paths, which the kernel never
  * emits concurrently anyway, and it keeps the by_devpath chains transitive.
  *

@@ -206,8 +206,9 @@ static bool errno_is_device_absent(int r)
         return r == -ENODEV || r == -ENXIO || r == -ENOENT;
 }
 
-/* §3.3 (systemd: worker_lock_whole_disk()): take flock(LOCK_SH|LOCK_NB) on
- * the node of the event's whole disk, held until the event is done. Returns 0
+/* Block device locking, as systemd's worker_lock_whole_disk() (and
+ * systemd.io/BLOCK_DEVICE_LOCKING): take flock(LOCK_SH|LOCK_NB) on the node
+ * of the event's whole disk, held until the event is done. Returns 0
  * with *ret_fd = the locked fd, or -1 when no lock applies (not a block
  * device, dm-/md/drbd, remove, device or node gone, node cannot be opened);
  * -EAGAIN when another process holds LOCK_EX; any other flock() error fails
@@ -288,7 +289,8 @@ static void mark_read_only(const struct worker_ctx *w, struct event_run *er,
                  "(udev.blockdev_read_only)", ev->seqnum, ev->devpath, node);
 }
 
-/* §4 step 3 / remove step 4: no watch while the event runs. */
+/* No watch while the event runs: ended before the rules, for every action
+ * (remove too). */
 static void watch_stop(struct worker_ctx *w, const struct uevent *ev)
 {
         int r;
@@ -301,7 +303,8 @@ static void watch_stop(struct worker_ctx *w, const struct uevent *ev)
                                   "watch, ignoring: %m", ev->seqnum, ev->devpath);
 }
 
-/* §4 step 13: watch again if the rules said so (never after remove). */
+/* Watch again after RUN, before the broadcast, if the rules said so (never
+ * after remove). */
 static void watch_restart(struct worker_ctx *w, const struct uevent *ev,
                           const struct udev_event *e)
 {

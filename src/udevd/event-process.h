@@ -2,8 +2,8 @@
 /* threads: worker-local, except event_broadcast_failure(): any thread, with a
  * broadcaster of its own (the manager thread calls it for timed-out events) */
 #pragma once
-/* The per-event pipeline run by a worker thread, in systemd's order
- * (../shared/docs/event-processing.md §4):
+/* The per-event pipeline run by a worker thread, in the order of
+ * systemd-udevd's worker (udevd(8) DESCRIPTION):
  *
  *   build the device view and the udev_event (rules/udev-event.h) from the
  *   kernel record, read the old DB record, then rules/event-exec.h:
@@ -17,7 +17,8 @@
  * The rules and global properties come from the manager's snapshot
  * (udevd/rules-snapshot.h): one reference per event.
  *
- * Around that (§3.3, §8): for block devices the whole disk's node is locked
+ * Around that (block device locking and OPTIONS+="watch", see tudev-rules(7)
+ * OPTIONS IN RULES): for block devices the whole disk's node is locked
  * with flock(LOCK_SH|LOCK_NB) for the whole event; if another process holds
  * LOCK_EX the event is not processed (EVENT_PROCESS_LOCKED: the caller
  * requeues it). The inotify watch of the device is ended before the rules and
@@ -25,7 +26,8 @@
  * A log level set by OPTIONS+="log_level=" is reset when the event ends.
  *
  * On failure the event is broadcast with UDEV_WORKER_FAILED=1 and
- * UDEV_WORKER_ERRNO/UDEV_WORKER_ERRNO_NAME (§9.3). */
+ * UDEV_WORKER_ERRNO/UDEV_WORKER_ERRNO_NAME (positive errno and its name),
+ * the failure properties systemd PID 1 and other listeners look at. */
 
 #include <stdbool.h>
 

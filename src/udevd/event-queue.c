@@ -25,7 +25,8 @@
  * the per-CPU limit alone, one of them (the "standby") sleeps until the
  * stall deadline instead, so that the stall rule needs no other wake-up.
  *
- * Requeued events (block device locked, event-processing.md §3.3) go back from
+ * Requeued events (another process holds LOCK_EX on their whole disk, see
+ * udevd/event-process.h) go back from
  * running to queued without leaving the dependency indexes, so their
  * dependants stay blocked; they wait on the `delayed` list until their
  * not-before time (or a retry_disk() for their disk) makes them runnable

@@ -74,7 +74,7 @@ struct queued_event *event_queue_done_take(struct event_queue *q, struct queued_
 
 /* Worker side, instead of event_queue_done(): put a running event back into
  * the queue because its block device is locked by another process
- * (event-processing.md §3.3). It is not handed out again before `delay_usec`
+ * (LOCK_EX on its disk). It is not handed out again before `delay_usec`
  * from now, unless event_queue_retry_disk() or a new uevent of the same disk
  * (see uevent_lock_disk) comes first. It keeps blocking its dependants.
  * The first requeue of an event starts its retry clock: once `timeout_usec`

@@ -304,7 +304,7 @@ int main(int argc, char *argv[])
         log_set_target(LOG_TARGET_CONSOLE, "udevd");
         /* As systemd-udevd: the environment may choose level and target. Read
          * once here, before any thread exists. */
-        /* Precedence (event-processing.md §13): defaults < udev.conf <
+        /* Precedence (udevd(8) CONFIGURATION): defaults < udev.conf <
          * $SYSTEMD_LOG_LEVEL (log level only) < options < kernel command line. */
         struct udevd_config conf = { 0 }, kernel_conf = { 0 };
         udev_conf_load(&conf);

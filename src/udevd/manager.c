@@ -36,7 +36,8 @@
 #include "udevd/worker-pool.h"
 
 #define MANAGER_TICK_USEC USEC_PER_SEC
-#define RULES_CHECK_INTERVAL_USEC (3 * USEC_PER_SEC) /* event-processing.md §10 */
+/* How often rules_should_reload() may run (systemd-udevd's 3 s; udevd(8)). */
+#define RULES_CHECK_INTERVAL_USEC (3 * USEC_PER_SEC)
 
 /* Recovery after kernel buffer overruns (udevd/resync.h): wait until the
  * queue is idle, drain the socket (listener sync), compare and repair, then
@@ -154,7 +155,7 @@ static void manager_reload(struct manager *m, bool forced)
         int r;
 
         m->last_rules_check = now_usec(CLOCK_MONOTONIC);
-        /* builtin data too: hwdb.bin, module index, .link files (§10) */
+        /* builtin data too: hwdb.bin, module index, .link files */
         if (builtins_should_reload()) {
                 builtins_reload();
                 log_info("Builtin data changed, builtins reloaded");
@@ -175,7 +176,9 @@ static void manager_reload(struct manager *m, bool forced)
                 log_info("Rules reloaded%s", forced ? "" : " (files changed)");
 }
 
-/* §6.4: remove stale link stack directories, only while no event runs. */
+/* Remove stale link stack directories (/run/udev/links), only while no
+ * event runs (an event may be creating a .lock file), as systemd-udevd does
+ * when it is idle. */
 static void manager_idle_cleanup(struct manager *m)
 {
         const struct device_roots roots = { .sys = "/sys", .dev = "/dev",

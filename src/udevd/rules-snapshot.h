@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (publish: manager; get/unref: any thread) */
 #pragma once
-/* What the workers read from the manager for each event: the compiled rules
- * and the global properties (udevadm control --property), as one immutable,
- * refcounted snapshot (STYLE.md threading contract: the pointer swap happens
- * under a tiny mutex, so a get() never races the last unref of the snapshot
- * being replaced). A worker takes one reference per event, so an event runs
- * entirely with the rules it started with; a reload never blocks workers. */
+/* What the workers read from the manager for each event: the compiled rules and
+ * the global properties (udevadm control --property), as one immutable,
+ * refcounted snapshot (the pointer swap happens under a tiny mutex, so a get()
+ * never races the last unref of the snapshot being replaced). A worker takes
+ * one reference per event, so an event runs entirely with the rules it started
+ * with; a reload never blocks workers. */
 
 #include <pthread.h>
 #include <stdatomic.h>

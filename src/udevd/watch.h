@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (begin/end from worker threads; one inotify thread of its own) */
 #pragma once
-/* inotify watches on device nodes: OPTIONS+="watch" (event-processing.md §8,
- * rules.md §9), as systemd-udevd 252 does them.
+/* inotify watches on device nodes: OPTIONS+="watch" (tudev-rules(7) OPTIONS
+ * IN RULES), as systemd-udevd 252 does them.
  *
  * A worker ends the watch of a device before its rules run (every event) and
  * begins it again after RUN when the rules asked for it (never on remove):

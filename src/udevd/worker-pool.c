@@ -19,9 +19,9 @@
 #include "udevd/watch.h"
 #include "udevd/worker-pool.h"
 
-/* §3.3: a locked block device's event is retried every 200 ms, for at most
- * 3 minutes after the first attempt (systemd's EVENT_RETRY_INTERVAL_USEC and
- * EVENT_RETRY_TIMEOUT_USEC). */
+/* Block device locking: a locked block device's event is retried every
+ * 200 ms, for at most 3 minutes after the first attempt (systemd's
+ * EVENT_RETRY_INTERVAL_USEC and EVENT_RETRY_TIMEOUT_USEC). */
 #define EVENT_RETRY_INTERVAL_USEC (200 * USEC_PER_MSEC)
 #define EVENT_RETRY_TIMEOUT_USEC (180 * USEC_PER_SEC)
 
