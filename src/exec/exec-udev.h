@@ -4,7 +4,7 @@
 /* The exec helper behind the rules engine's program spawner (struct
  * udev_spawner in rules/udev-event.h): PROGRAM, IMPORT{program} and
  * RUN{program} commands are split and resolved as systemd-udevd does
- * (rules.md §12.3: quotes group, no $PATH, a name without '/' is looked up in
+ * (quotes group, no $PATH, a name without '/' is looked up in
  * UDEV_LIBEXEC_DIR), then run with exec_run() by the calling worker thread.
  * This is the only part of src/exec that knows the rules engine.
  *

@@ -64,7 +64,8 @@ static void node_info_init(struct udev_event *ev, struct node_info *ni)
         ni->nd.priority = ev->link_priority;
 }
 
-/* §5 step 1: rules' OWNER/GROUP/MODE, else the uevent's DEVUID/DEVGID/DEVMODE. */
+/* Node permissions: the rules' OWNER/GROUP/MODE; each one the rules did not
+ * set comes from the uevent's DEVUID/DEVGID/DEVMODE. */
 static void perms_from_event(struct udev_event *ev, struct node_perms *p)
 {
         const char *v;
@@ -241,7 +242,7 @@ static int event_rename_props(struct udev_event *ev, const char *oldname, const 
 }
 
 /* The old record with ID_RENAMING=1, written before the rename so that
- * listeners seeing the kernel's RTM_NEWLINK find it (§7 step 3). */
+ * listeners seeing the kernel's RTM_NEWLINK find it (as systemd does). */
 static void write_renaming_db(struct udev_event *ev, struct node_info *ni)
 {
         const struct device_roots *roots = device_ctx_roots(ev->ctx);
@@ -270,7 +271,8 @@ static void write_renaming_db(struct udev_event *ev, struct node_info *ni)
         db_record_clear(&rec);
 }
 
-/* §7: NAME= on add renames the interface (rtnetlink). Like systemd 255 the
+/* NAME= on add renames the interface (rtnetlink, before node and DB
+ * handling; udevd(8) DESCRIPTION). Like systemd 255 the
  * event's DEVPATH/INTERFACE are only switched when the kernel accepted the
  * new name. Returns 0 or -errno (the event fails: name taken, ...). */
 static int rename_netif(struct udev_event *ev, struct node_info *ni)

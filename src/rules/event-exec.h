@@ -3,10 +3,10 @@
 #pragma once
 /* What happens to one event around the rules, shared by the daemon's worker
  * pipeline (udevd/event-process.c) and `udevadm test [--apply]`
- * (../shared/docs/event-processing.md §4-§6, rules.md §12-§13):
+ * (the order of systemd-udevd 252's worker; udevd(8) DESCRIPTION):
  *
  *   non-remove: old tags become sticky tags -> (move: drop ID_RENAMING) ->
- *               rules -> (add: NAME rename, not implemented: logged) ->
+ *               rules -> (add: NAME renames a network interface) ->
  *               node permissions + links + /dev/{block,char}/M:m ->
  *               USEC_INITIALIZED -> tag index -> DB write
  *   remove:     DB record loaded into the event -> tag index and DB deleted ->

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (one netlink socket per call) */
 /* Renaming a network interface with rtnetlink (RTM_SETLINK + IFLA_IFNAME),
- * for NAME= (event-processing.md §7). */
+ * for NAME= on add (udevd(8) DESCRIPTION). */
 
 #include <errno.h>
 #include <linux/netlink.h>

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager (a compiler is used by one thread; NSS lookups happen here,
  * before or outside the workers) */
-/* Expressions -> compiled lines (rules.md §3-§9, §16), systemd 252 semantics:
+/* Expressions -> compiled lines, systemd 252 semantics:
  *
  *  - one logical line at a time: each expression is validated against the
- *    operator table of §4 (with its conversions and warnings) and becomes a
+ *    operators systemd allows for its key, with systemd's conversions and
+ *    warnings (test-rules-compile.c checks the whole table), and becomes a
  *    draft token whose strings point into the parser's scratch buffer; the
  *    first error drops the whole line (exceptions: unknown OPTIONS value,
  *    extra GOTO, bad substitution syntax, unknown user/group);
@@ -332,8 +333,8 @@ static bool result_arg_valid(const char *arg, size_t len)
         return parse_unsigned(buf, &u) == 0;
 }
 
-/* rules.md §10, load-time check (systemd's udev_check_format): 0, or -EINVAL
- * with the offset of the offending '$'/'%' and a description. */
+/* Substitution syntax, load-time check (systemd's udev_check_format): 0, or
+ * -EINVAL with the offset of the offending '$'/'%' and a description. */
 static int check_format(const char *v, size_t *ret_off, const char **ret_hint)
 {
         for (size_t i = 0; v[i] != '\0'; i++) {
@@ -385,7 +386,8 @@ static int check_format(const char *v, size_t *ret_off, const char **ret_hint)
         return 0;
 }
 
-/* Token kept, problem logged (rules.md §10, §16). */
+/* Empty value or bad substitution syntax: logged as an error, but the token
+ * is kept (as systemd does). */
 static void check_value(struct rules_compiler *c, const struct rules_expr *e, bool nonempty)
 {
         const char *hint;
@@ -1146,8 +1148,9 @@ static int compile_prefixes(struct rules_compiler *c, struct token_pattern *p)
         return 0;
 }
 
-/* rules.md §5: kind, "?*" inversion, '|' alternatives. `value` is already in
- * the arena. */
+/* Classify a match value: kind (empty, plain, glob, SUBSYSTEM's
+ * "subsystem"/"bus"/"class"), "?*" turned into "" with the operator
+ * inverted, '|' alternatives. `value` is already in the arena. */
 static int compile_pattern(struct rules_compiler *c, struct token *t)
 {
         const char *v = t->value;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager (or any single thread: a compiler is not shared) */
 #pragma once
-/* The rules compiler (rules.md §3-§9, §16): expressions -> tokens, lines,
- * GOTO targets and line masks, all allocated in the snapshot's arena.
+/* The rules compiler (systemd 252's rules language, udev(7)): expressions ->
+ * tokens, lines, GOTO targets and line masks, all allocated in the snapshot's
+ * arena.
  * rules-load.c feeds it one file text after the other and then moves the
  * result into a struct rules. Private to src/rules/rules-*.c. */
 

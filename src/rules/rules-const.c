@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (each value is computed once under pthread_once, then read-only) */
-/* CONST{arch} and CONST{virt} (rules.md §6): the names systemd uses for
+/* CONST{arch} and CONST{virt} match keys: the names systemd uses for
  * ConditionArchitecture= and systemd-detect-virt.
  *
  * Virtualization is detected cheaply, once per process, from files only

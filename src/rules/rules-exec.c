@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: worker-local (one udev_event per thread; the snapshot is read-only) */
-/* The rules evaluator (rules.md §3-§9, §13, §16): walks the compiled lines of
+/* The rules evaluator (systemd 252 semantics): walks the compiled lines of
  * a snapshot against one event, executes matches, PROGRAM and IMPORT inline,
  * applies ENV/TAG/ATTR/SYSCTL/OPTIONS and collects NAME/SYMLINK/OWNER/GROUP/
  * MODE/SECLABEL/RUN into the struct udev_event.
@@ -34,7 +34,7 @@
 #include "shared/log.h"
 #include "shared/macro.h"
 
-/* Buffer sizes: UDEV_LINE_SIZE etc. in rules-format.h (rules.md §15). */
+/* Buffer sizes: UDEV_LINE_SIZE etc. in rules-format.h. */
 #define IMPORT_FILE_LINE_MAX (1024 * 1024)
 #define IMPORT_FILE_MAX (16 * 1024 * 1024)
 #define PROC_CMDLINE_MAX (64 * 1024)
@@ -109,7 +109,8 @@ static bool copy_str(char *dst, size_t size, const char *src)
         return true;
 }
 
-/* Match one string against a compiled pattern (rules.md §5); absent = "". */
+/* Match one string against a compiled pattern (compile_pattern() in
+ * rules-compile.c); absent = "". */
 static bool pattern_match(const struct token_pattern *p, const char *s)
 {
         if (!s)
@@ -174,7 +175,7 @@ static int join_path(char *buf, size_t size, const char *a, const char *b)
 }
 
 /* Replace one "<slash><star><slash>" wildcard component of path by the first directory entry (not
- * starting with '.') for which the rest of the path exists (rules.md §6). */
+ * starting with '.') for which the rest of the path exists. */
 static int attr_subst_subdir(char *path, size_t size)
 {
         char buf[PATH_MAX];
@@ -338,7 +339,7 @@ static int device_subsystem(struct exec_state *x, struct device *d, const char *
 
 /* ------------------------------------------------------------------ matches */
 
-/* ATTR{}/ATTRS{} (rules.md §6): read failure = false for == and !=. */
+/* ATTR{}/ATTRS{}: read failure = false for == and !=. */
 static bool match_attr(struct exec_state *x, const struct token *t, struct device *d)
 {
         char nbuf[UDEV_NAME_SIZE], vbuf[UDEV_NAME_SIZE];
@@ -380,7 +381,8 @@ static bool match_attr(struct exec_state *x, const struct token *t, struct devic
 }
 
 /* sysctl name: if the first separator is '.', swap '.' and '/'; drop a
- * leading '/' (rules.md §8.8). */
+ * leading '/'. So net.ipv4.conf.eth0/1.rp_filter becomes
+ * net/ipv4/conf/eth0.1/rp_filter. */
 static void sysctl_normalize(char *s)
 {
         char *sep = strpbrk(s, "./");
@@ -527,7 +529,8 @@ static int match_program(struct exec_state *x, const struct token *t)
         return t->op == OP_MATCH;
 }
 
-/* Import "KEY=VALUE" lines (rules.md §7.9) from a buffer, modified in place. */
+/* Import "KEY=VALUE" lines (udev_property_line_parse()) from a buffer,
+ * modified in place. */
 static int import_lines(struct exec_state *x, char *text)
 {
         char *save = NULL;
@@ -670,7 +673,8 @@ static int match_import_program(struct exec_state *x, const struct token *t)
                 return t->op == OP_NOMATCH;
         }
         /* Like systemd 252, a truncated output is imported as is, including its
-         * incomplete last line (rules.md §7.3). */
+         * incomplete last line (systemd means to drop that line, but its code
+         * trims the wrong buffer). */
         if (truncated)
                 rlog(x, LOG_WARNING, "Output of '%s' truncated to %zu bytes", cmd,
                      sizeof(result) - 1);
@@ -680,7 +684,8 @@ static int match_import_program(struct exec_state *x, const struct token *t)
         return t->op == OP_MATCH;
 }
 
-/* Split a substituted command line into argv (rules.md §12.3) in place. */
+/* Split a substituted command line into argv in place, as for programs
+ * (udev_split_cmdline()), and run the builtin. */
 static int run_builtin(struct udev_event *ev, enum builtin_id id, char *cmd)
 {
         char *argv[ARGV_MAX + 1];
@@ -904,7 +909,8 @@ static int match_parent_token(struct exec_state *x, const struct token *t, struc
 }
 
 /* Test the n parent tokens at t against the event device, then each
- * ancestor, until one device satisfies all (rules.md §3.3). */
+ * ancestor, until one device satisfies all; that device becomes the matched
+ * parent (ev->dev_parent; NULL when none does). */
 static int match_parents(struct exec_state *x, const struct token *t, size_t n)
 {
         struct device *d = x->ev->dev;

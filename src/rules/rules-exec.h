@@ -15,7 +15,8 @@
 const char *rules_const_arch(void);
 const char *rules_const_virt(void);
 
-/* Directory for program names without '/' (rules.md §12.3, Debian 12). */
+/* Directory for program names without '/' (no $PATH search); Debian 12's
+ * udev uses /lib/udev, upstream /usr/lib/udev. */
 #define UDEV_LIBEXEC_DIR "/lib/udev"
 
 /* A spawner that runs programs directly with posix_spawn() from the calling
@@ -44,6 +45,6 @@ bool netif_name_valid(const char *name);
  * interface, -ENODEV: no such interface). */
 int netif_rename(int ifindex, const char *name, const char *old_name);
 
-/* Run the collected RUN list of an event (rules.md §12.2): builtins in
- * process, programs through ev->spawner; failures are only logged. */
+/* Run the collected RUN list of an event, in order: builtins in process,
+ * programs through ev->spawner; failures are only logged. */
 void rules_execute_run(struct udev_event *ev);

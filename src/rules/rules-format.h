@@ -2,13 +2,14 @@
 /* threads: any (pure string functions; udev_format() reads one worker's event) */
 #pragma once
 /* Text handling of the rules engine, as systemd 252 does it:
- *   - substitutions `$kernel`, `%k`, `$attr{…}` … (rules.md §10): udev_format()
+ *   - substitutions `$kernel`, `%k`, `$attr{…}` …: udev_format()
  *     at event time, udev_format_check() at load time;
- *   - character sanitising (§11): udev_replace_chars(), udev_replace_whitespace(),
+ *   - character sanitising: udev_replace_chars(), udev_replace_whitespace(),
  *     udev_replace_ifname(), udev_sanitize_program_result();
- *   - `[SUBSYSTEM/SYSNAME]attr` references (§6, §8.7, TEST);
- *   - program / builtin command-line splitting (§12.3): udev_split_cmdline();
- *   - property lines of IMPORT{program} output and IMPORT{file} (§7.9).
+ *   - `[SUBSYSTEM/SYSNAME]attr` references (ATTR{} matches and assignments,
+ *     $attr{}, TEST);
+ *   - program / builtin command-line splitting: udev_split_cmdline();
+ *   - property lines of IMPORT{program} output and IMPORT{file}.
  *
  * Nothing here allocates except through the device view (udev_format() may
  * create devices in the event's device_ctx for `$parent` / `$attr{[s/n]a}`). */
@@ -19,7 +20,7 @@
 struct device_ctx;
 struct udev_event;
 
-/* Buffer sizes of the rules engine (rules.md §15). */
+/* Buffer sizes of the rules engine, systemd 252's. */
 #define UDEV_LINE_SIZE 16384 /* PROGRAM, IMPORT{program,builtin}, RUN, SECLABEL */
 #define UDEV_PATH_SIZE 1024  /* NAME, SYMLINK, TAG, TEST, IMPORT{file,parent}, SYSCTL key, {arg} */
 #define UDEV_NAME_SIZE 512   /* ENV, OWNER, GROUP, MODE, ATTR value, SYSCTL value, $attr{} */
@@ -63,7 +64,7 @@ int udev_format_check_full(const char *s, size_t *ret_offset, const char **ret_h
  * it) written to errbuf[0..n-1] (may be NULL / 0). */
 int udev_format_check(const char *s, char *errbuf, size_t n);
 
-/* ---- sanitising (rules.md §11); all work in place ---- */
+/* ---- sanitising; all work in place ---- */
 
 /* Keep ASCII letters, digits, "#+-.:=@_", chars in `allow` (may be NULL), a
  * backslash followed by 'x', and valid multi-byte UTF-8; if `allow` contains
@@ -85,7 +86,7 @@ int udev_utf8_char_len(const char *s);
  * UDEV_ALLOWED_CHARS_INPUT. Returns the number of bytes replaced. */
 size_t udev_sanitize_program_result(char *s);
 
-/* ---- `[SUBSYSTEM/SYSNAME]attr` (rules.md §6) ---- */
+/* ---- `[SUBSYSTEM/SYSNAME]attr` ---- */
 
 /* Split `s` = "[subsys/sysname]attr" ("/" after ']' optional; sysname may
  * contain '/'). *ret_attr points into s (NULL if there is no attribute).
@@ -100,7 +101,7 @@ int udev_parse_subsys_kernel(const char *s, char *subsys, size_t subsys_size, ch
 int udev_resolve_subsys_kernel(struct device_ctx *ctx, const char *s, bool read_value,
                                char *result, size_t size);
 
-/* ---- command lines (rules.md §12.3) ---- */
+/* ---- command lines ---- */
 
 /* Split `cmd` in place into argv[0..*ret_argc-1] + NULL: words separated by
  * whitespace (" \t\n\r"), '…' and "…" group and are removed, backslashes are
@@ -109,7 +110,7 @@ int udev_resolve_subsys_kernel(struct device_ctx *ctx, const char *s, bool read_
  * -E2BIG (more than argv_size - 1 words). */
 int udev_split_cmdline(char *cmd, char **argv, size_t argv_size, size_t *ret_argc);
 
-/* ---- property lines (rules.md §7.9) ---- */
+/* ---- property lines ---- */
 
 /* Next line of buf[*cursor .. end): lines end at '\n', '\r' or NUL, empty
  * lines are skipped. The terminator is overwritten with NUL; *end itself must

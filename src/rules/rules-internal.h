@@ -5,13 +5,13 @@
  * rules-parse.c, rules-compile.c) and the evaluator (rules-exec.c).
  *
  * A snapshot is a flat array of lines; each line a flat array of tokens
- * already sorted in evaluation order (rules.md §3.1: the token type order
- * below IS that order). Everything is decided at compile time: operator
- * normalisation, match kind (empty / plain / glob / subsystem-special),
- * alternatives split on '|', whether a value needs substitution, numeric
- * OWNER/GROUP/MODE, builtin ids, GOTO targets, the line mask. Evaluation does
- * no string parsing it can avoid. All strings live in one arena owned by the
- * snapshot. */
+ * already sorted in evaluation order (a stable sort by token type, as
+ * systemd does: the token type order below IS that order). Everything is
+ * decided at compile time: operator normalisation, match kind (empty /
+ * plain / glob / subsystem-special), alternatives split on '|', whether a
+ * value needs substitution, numeric OWNER/GROUP/MODE, builtin ids, GOTO
+ * targets, the line mask. Evaluation does no string parsing it can avoid.
+ * All strings live in one arena owned by the snapshot. */
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -35,7 +35,8 @@ enum token_type {
         TK_M_DRIVER,
         TK_M_ATTR,
         TK_M_SYSCTL,
-        /* parent matches (evaluated as one group, rules.md §3.3) */
+        /* parent matches (evaluated as one group: one device, the event's or
+         * an ancestor, must satisfy them all) */
         TK_M_PARENTS_KERNEL,
         TK_M_PARENTS_SUBSYSTEM,
         TK_M_PARENTS_DRIVER,
@@ -143,7 +144,11 @@ struct token {
         } data;
 };
 
-/* Line mask bits (rules.md §3.2). */
+/* Line mask bits: what a line does. As in systemd, rules_apply() looks at a
+ * line only if its bits meet the event's mask: GOTO and "update" lines
+ * always; SYMLINK/OWNER/GROUP/MODE only for a device with a devnum and NAME
+ * only for one with an ifindex, neither on remove. Other lines (only matches
+ * and a LABEL, say) are skipped without evaluating their matches. */
 #define LINE_HAS_NAME (1u << 0)             /* NAME= */
 #define LINE_HAS_DEVLINK (1u << 1)          /* SYMLINK= */
 #define LINE_HAS_STATIC_NODE (1u << 2)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager (rules_load); any (ref/unref/stats/should_reload) */
-/* Rules files -> snapshot (rules.md §1): the directory search path, override
+/* Rules files -> snapshot: the directory search path, override
  * by basename, ordering by basename, masking, permission warnings, and the
  * (path, dev, inode, mtime, size) record behind rules_should_reload().
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (state lives in the caller's reader and cursor) */
-/* Rules text -> logical lines -> expressions (rules.md §2), with the
+/* Rules text -> logical lines -> expressions, with the
  * line-reader behaviour of systemd 252:
  *
  *  - a physical line ends at \n, \r, \r\n, \n\r or NUL; a NUL also ends a

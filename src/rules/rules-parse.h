@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (all state is in the caller's reader/cursor objects) */
 #pragma once
-/* Lexical layer of the rules compiler (rules.md §2): physical lines ->
+/* Lexical layer of the rules compiler: physical lines ->
  * logical lines (continuations, comments, length limits) -> expressions
  * KEY[{ATTR}] OP VALUE with unquoted values. Positions are kept so that every
  * message can say file:line:column. Private to src/rules/rules-*.c. */

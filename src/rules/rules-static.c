@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager (once, right after the rules are loaded at daemon start) */
-/* OPTIONS+="static_node=NAME" (rules.md §14): the line's load-time OWNER/
+/* OPTIONS+="static_node=NAME": the line's load-time OWNER/
  * GROUP/MODE and its TAG values (unsubstituted) are applied to /dev/NAME,
  * ignoring the line's matches. Only numeric or load-time resolved owner and
  * group count; names needing per-event resolution are ignored. */

@@ -5,8 +5,8 @@
  *
  *   rules_load()   reads the rules directories and compiles every file into an
  *                  immutable snapshot (struct rules). Errors are logged as
- *                  "file:line:column: message" and drop only the line (rules.md
- *                  §16); a snapshot is always produced unless out of memory.
+ *                  "file:line:column: message" and drop only the line; a
+ *                  snapshot is always produced unless out of memory.
  *   rules_ref/unref  atomic refcount: workers hold a ref for one event; the
  *                  manager swaps in a new snapshot on reload; the last unref frees.
  *   rules_apply()  (rules-exec.c) evaluates a snapshot against one event
@@ -50,7 +50,9 @@ struct rules_load_options {
         /* Only these files (paths), ignoring `dirs` (udevadm verify FILE...). */
         const char *const *files;
         enum resolve_names resolve_names;
-        /* udevadm verify: also report style/semantic notices (rules.md §16). */
+        /* udevadm verify: also report style/semantic notices (conflicting or
+         * duplicate matches, unused LABEL, commas and whitespace, RESULT
+         * before PROGRAM). */
         bool verify;
 };
 
@@ -72,7 +74,8 @@ int rules_load(const struct rules_load_options *opts, struct rules **ret);
 int rules_load_string(const char *name, const char *text, size_t len,
                       const struct rules_load_options *opts, struct rules **ret);
 
-/* The default search path, highest priority first (rules.md §1): fills
+/* The default search path, highest priority first (/etc, /run,
+ * /usr/local/lib, /usr/lib, /lib; udevd(8) DESCRIPTION): fills
  * dirs[] with static strings, NULL-terminated; returns the count. /lib is
  * listed only when it is not the same directory as /usr/lib; a build may add
  * its install prefix's rules dir with -DTUDEV_RULES_DIR="...". */
@@ -91,18 +94,20 @@ static inline void rules_unrefp(struct rules **r) { rules_unref(*r); }
 void rules_get_stats(const struct rules *r, struct rules_stats *ret);
 
 /* true if any rules file was added, removed or changed (path, device, inode,
- * mtime incl. ns, size) since `r` was loaded (event-processing.md §10). */
+ * mtime incl. ns, size) since `r` was loaded. There is no inotify on the
+ * rules directories: the daemon calls this at most every 3 s, and on reload. */
 bool rules_should_reload(const struct rules *r);
 
-/* Evaluate the snapshot against one event (rules-exec.c, rules.md §3-§9,
- * §13): matches, PROGRAM and IMPORT run inline, ENV/TAG/ATTR/SYSCTL/OPTIONS
- * take effect, NAME/SYMLINK/OWNER/GROUP/MODE/SECLABEL/RUN are collected in
- * `ev`. Borrows both. Returns 0, or -errno when rule processing had to be
- * aborted (rules.md §16: the event then fails). */
+/* Evaluate the snapshot against one event (rules-exec.c): matches, PROGRAM and
+ * IMPORT run inline, ENV/TAG/ATTR/SYSCTL/OPTIONS take effect,
+ * NAME/SYMLINK/OWNER/GROUP/MODE/SECLABEL/RUN are collected in `ev`. Borrows
+ * both. Returns 0, or -errno when rule processing had to be aborted (the event
+ * then fails: broadcast with UDEV_WORKER_FAILED=1, no DB written, no RUN). */
 struct udev_event;
 int rules_apply(const struct rules *r, struct udev_event *ev);
 
-/* Apply OPTIONS+="static_node=" lines once (rules.md §14): permissions of
- * <dev>/NAME and <run>/static_node-tags/<tag>/<escaped NAME> links. */
+/* Apply OPTIONS+="static_node=" lines once, right after the first load at
+ * daemon start (not on reloads): permissions of <dev>/NAME and
+ * <run>/static_node-tags/<tag>/<escaped NAME> links. */
 struct device_roots;
 int rules_apply_static_nodes(const struct rules *r, const struct device_roots *roots);

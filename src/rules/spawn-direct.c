@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no shared state; each call owns its child and pipes) */
 /* A struct udev_spawner that runs PROGRAM / IMPORT{program} / RUN commands
- * directly with posix_spawn() from the calling thread (rules.md §12.3):
+ * directly with posix_spawn() from the calling thread, as systemd-udevd
+ * spawns them:
  *
  *   - argv split like systemd (quotes group, backslashes kept), a name
  *     without '/' is looked up in UDEV_LIBEXEC_DIR, no $PATH search;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: test (single-threaded) */
-/* The rules compiler and loader (rules-compile.c, rules-load.c; rules.md
- * §1, §3-§9, §16): table-driven text -> compiled lines/tokens/messages, every
- * row of the operator table, patterns, ordering, masks, GOTO, verify checks,
- * file loading, reload detection, and Debian 12's rules compiling without an
- * error. Expected behaviour was checked against systemd 252's udevadm. */
+/* The rules compiler and loader (rules-compile.c, rules-load.c): table-driven
+ * text -> compiled lines/tokens/messages, every row of the operator table,
+ * patterns, ordering, masks, GOTO, verify checks, file loading, reload
+ * detection, and Debian 12's rules compiling without an error. Expected
+ * behaviour was checked against systemd 252's udevadm. */
 
 #include <dirent.h>
 #include <errno.h>
@@ -31,7 +31,7 @@ static const struct rules_load_options verify = { .resolve_names = RESOLVE_NAMES
 #define CHECK(text, dump, msgs) check_compile(text, &early, dump, msgs, #text)
 #define CHECK_OPTS(opts, text, dump, msgs) check_compile(text, opts, dump, msgs, #text)
 
-/* ---------------------------------------------------------------- §4 table */
+/* ---------------------------------------------------------- operator table */
 
 /* Outcome per operator (==, !=, =, +=, -=, :=):
  *   M match token, same op      A assignment token, same op
@@ -200,7 +200,7 @@ static void test_patterns(void)
 
 static void test_ordering(void)
 {
-        /* rules.md §3.1: stable sort by token type */
+        /* stable sort by token type, as systemd evaluates a line */
         CHECK("RUN+=\"r\", RUN{builtin}=\"kmod load x\", SYSCTL{k}=\"1\", ATTR{a}=\"1\", "
               "SYMLINK+=\"l\", NAME=\"n\", ENV{E}=\"1\", SECLABEL{selinux}=\"s\", "
               "OPTIONS+=\"static_node=kvm\", TAG+=\"t\", MODE=\"0600\", GROUP=\"0\", "

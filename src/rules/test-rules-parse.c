@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: test (single-threaded) */
-/* The lexical layer (rules-parse.c, rules.md §2): physical and logical lines,
+/* The lexical layer (rules-parse.c): physical and logical lines,
  * continuation, comments, line terminators, length limits, expression
  * splitting, quoting and e"..." escapes, positions of every message. The
  * expected behaviour was checked against systemd 252's udevadm. */

@@ -46,13 +46,14 @@ struct run_entry {
         char *cmd; /* substituted command line */
 };
 
-/* How a program is spawned (PROGRAM, IMPORT{program}, RUN{program}); the
- * daemon plugs in the exec helper, udevadm test a direct spawn or a dry run.
- * `cmd` is the substituted command line (split into argv by the callee per
- * rules.md §12.3); `envp` the device's properties. Captured stdout goes to
- * out[0..out_size-1] (NUL-terminated, *truncated set if it did not fit); out may
- * be NULL (RUN). Returns 0 if the program ran and exited 0, >0 its exit status
- * or 128+signal, -ETIME on timeout, -errno if it could not run. */
+/* How a program is spawned (PROGRAM, IMPORT{program}, RUN{program}); the daemon
+ * plugs in the exec helper, udevadm test a direct spawn or a dry run. `cmd` is
+ * the substituted command line (split into argv by the callee, as
+ * udev_split_cmdline() does); `envp` the device's properties. Captured stdout
+ * goes to out[0..out_size-1] (NUL-terminated, *truncated set if it did not
+ * fit); out may be NULL (RUN). Returns 0 if the program ran and exited 0, >0
+ * its exit status or 128+signal, -ETIME on timeout, -errno if it could not
+ * run. */
 struct udev_spawner {
         int (*spawn)(void *userdata, const char *cmd, char *const envp[], bool is_run,
                      uint64_t deadline_usec, char *out, size_t out_size, bool *truncated);
@@ -105,7 +106,7 @@ struct udev_event {
 
         /* ---- evaluation state ---- */
         char *program_result;            /* RESULT, NULL = none */
-        struct device *dev_parent;       /* matched parent (rules.md §3.3), NULL = none */
+        struct device *dev_parent;       /* last KERNELS/ATTRS/... match, NULL = none */
         uint64_t builtin_ran;            /* bit per run-once builtin that ran */
         uint64_t builtin_ok;             /* bit per run-once builtin that succeeded */
 };
