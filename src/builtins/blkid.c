@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (prober servers are pooled under pool.lock; a borrowed one is the borrower's) */
-/* blkid: filesystem, partition table and partition entry properties
- * (../shared/docs/builtins.md §6), as systemd 252's builtin: ID_FS_*,
- * ID_PART_TABLE_*, ID_PART_ENTRY_*, ID_PART_GPT_AUTO_ROOT[_UUID]; options
- * --offset=BYTES (-o), --hint=NAME=VALUE (-H), --noraid (-R).
+/* blkid: filesystem, partition table and partition entry properties as
+ * systemd 252's builtin: ID_FS_*, ID_PART_TABLE_*, ID_PART_ENTRY_*,
+ * ID_PART_GPT_AUTO_ROOT[_UUID]; options --offset=BYTES (-o),
+ * --hint=NAME=VALUE (-H), --noraid (-R).
  *
  * libblkid parses untrusted on-disk data, so it does not run in the daemon:
  * this builtin asks tudev-probe (src/probe/) and imports the KEY=VALUE lines
@@ -109,10 +109,10 @@ static void probe_setup(void)
         log_debug("blkid: prober %s", probe_path);
 }
 
-/* Append `word` to cmd as one word for the spawner's splitting (rules.md
- * §12.3: quotes group, nothing is escaped). A word with whitespace or quotes
- * (or an empty one) is quoted: runs without a single quote in single quotes,
- * a single quote in double quotes. 0 or -E2BIG. */
+/* Append `word` to cmd as one word for the spawner's splitting
+ * (udev_split_cmdline(): quotes group, nothing is escaped). A word with
+ * whitespace or quotes (or an empty one) is quoted: runs without a single quote
+ * in single quotes, a single quote in double quotes. 0 or -E2BIG. */
 static int cmd_append(char *cmd, size_t size, size_t *len, const char *word)
 {
         const char *p = word;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no state outside the call) */
-/* The btrfs builtin (../shared/docs/builtins.md §12), as systemd 252's
+/* The btrfs builtin, as systemd 252's
  * udev-builtin-btrfs.c:
  *
  *   btrfs ready DEVNODE

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (the tables are constant; builtins run on worker threads) */
-/* Builtin name table, lookup, dispatch (../shared/docs/builtins.md §1) and the
+/* Builtin name table, lookup, dispatch and the
  * property helper shared by every builtin. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (the table is constant; builtins run on worker threads) */
 #pragma once
-/* The builtin commands (IMPORT{builtin}, RUN{builtin}), ../shared/docs/builtins.md.
+/* The builtin commands (IMPORT{builtin}, RUN{builtin}; udevd(8) Builtins).
  * This table is what the rules compiler validates names against; the
- * implementations arrive with the builtins issue. */
+ * implementations are in src/builtins/<name>.c (builtins-internal.h). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,8 +28,9 @@ enum builtin_id {
 
 /* Exact name lookup; -1 if unknown. */
 enum builtin_id builtin_lookup(const char *name);
-/* rules.md §7.3: IMPORT{program}="word ..." becomes IMPORT{builtin} if a
- * builtin name starts with `word` (first in table order); -1 otherwise. */
+/* As in systemd, at load time IMPORT{program}="word ..." silently becomes
+ * IMPORT{builtin} if a builtin name starts with `word` (first in table
+ * order); -1 otherwise. */
 enum builtin_id builtin_lookup_prefix(const char *word, size_t len);
 const char *builtin_name(enum builtin_id id);
 /* blkid, path_id, usb_id run at most once per event. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any */
 #pragma once
-/* Entry points of every builtin, dispatched by builtin_run() in builtin.c
- * (../shared/docs/builtins.md). Each lives in src/builtins/<name>.c.
+/* Entry points of every builtin, dispatched by builtin_run() in builtin.c.
+ * Each lives in src/builtins/<name>.c.
  *
  * Contract (all of them): argv[0] is the builtin's name, argv[1..argc-1] its
  * arguments (argv[argc] == NULL). Properties are added with

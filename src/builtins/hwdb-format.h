@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (type definitions only) */
 #pragma once
-/* On-disk layout of hwdb.bin (../shared/docs/builtins.md §2), shared by the
- * reader (hwdb-reader.c) and the compiler (hwdb-compile.c). Every integer is
- * little-endian, every structure packed; offsets count from the start of the
- * file and strings are NUL-terminated.
+/* On-disk layout of hwdb.bin (systemd's format, as systemd-hwdb and
+ * `udevadm hwdb --update` write it), shared by the reader (hwdb-reader.c)
+ * and the compiler (hwdb-compile.c). Every integer is little-endian, every
+ * structure packed; offsets count from the start of the file and strings are
+ * NUL-terminated.
  *
  *   header | nodes (each followed by its child entries, then its value
  *   entries) | strings

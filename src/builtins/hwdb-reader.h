@@ -2,7 +2,7 @@
 /* threads: any (a struct hwdb is immutable after hwdb_open(); lookups only read it) */
 #pragma once
 /* Reader of systemd's compiled hardware database, hwdb.bin (format in
- * ../shared/docs/builtins.md §2), with the lookup semantics of sd-hwdb in
+ * hwdb-format.h), with the lookup semantics of sd-hwdb in
  * systemd 252: the same matches, the same precedence between duplicate keys
  * and the same order of the resulting properties (the order in which each
  * key was first matched during the trie walk), which is what

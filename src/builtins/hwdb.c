@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (per-thread hwdb mapping in _Thread_local state; reload baseline under a mutex) */
-/* The hwdb builtin (../shared/docs/builtins.md §2), as systemd 252's
+/* The hwdb builtin, as systemd 252's
  * udev-builtin-hwdb.c:
  *
  *   hwdb [--filter=GLOB] [--device=DEVICE-ID] [--subsystem=SUBSYS]

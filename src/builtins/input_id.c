@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no state outside the call) */
-/* The input_id builtin (../shared/docs/builtins.md §5), as systemd 252's
+/* The input_id builtin, as systemd 252's
  * udev-builtin-input_id.c: classify an input device from the capability
  * bitmaps the kernel exports in sysfs (capabilities/{ev,abs,rel,key},
  * properties, id/bustype) and, for event* nodes, add the size in mm of

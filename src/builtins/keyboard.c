@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no state outside the call) */
-/* The keyboard builtin (../shared/docs/builtins.md §11), as systemd 252's
+/* The keyboard builtin, as systemd 252's
  * udev-builtin-keyboard.c. Applies the event's properties (normally imported
  * from hwdb by 60-evdev.rules), in property order:
  *

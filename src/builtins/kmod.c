@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (one libkmod context per thread, _Thread_local; reload baseline under a mutex) */
-/* The kmod builtin (../shared/docs/builtins.md §7), as systemd 252's
+/* The kmod builtin, as systemd 252's
  * udev-builtin-kmod.c and module_load_and_warn():
  *
  *   kmod load [MODULE|ALIAS...]

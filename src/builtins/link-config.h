@@ -2,7 +2,7 @@
 /* threads: any (a link_config_set is used by one thread; loading is reentrant) */
 #pragma once
 /* systemd.link files for the net_setup_link builtin
- * (../shared/docs/builtins.md §10, systemd 252's src/udev/net/link-config.c):
+ * (systemd 252's src/udev/net/link-config.c; systemd.link(5)):
  * search path, basename override and masking, "<name>.d/<x>.conf" drop-ins, the
  * config parser's line rules, [Match] evaluation and the [Link] keys tudev
  * applies (Name, NamePolicy, AlternativeName, AlternativeNamesPolicy,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no mutable global state; the naming scheme is fixed once) */
-/* net_id: predictable network interface names (../shared/docs/builtins.md §9)
- * for the naming schemes v238 ... v257 (builtin-util.h): ID_NET_NAMING_SCHEME, ID_NET_NAME_MAC
+/* net_id: predictable network interface names for the naming schemes
+ * v238 ... v257 (builtin-util.h; udevd(8) "Network interface naming
+ * scheme"): ID_NET_NAMING_SCHEME, ID_NET_NAME_MAC
  * (+ ID_OUI_FROM_DATABASE via the hwdb builtin), ID_NET_NAME_ONBOARD,
  * ID_NET_LABEL_ONBOARD, ID_NET_NAME_SLOT and ID_NET_NAME_PATH for PCI, USB,
  * BCMA, CCW, VIO, Xen, ACPI platform, netdevsim and devicetree devices. */

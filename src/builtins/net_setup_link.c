@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (per-thread .link configuration and sockets, see below) */
-/* net_setup_link: match the interface against the .link files, apply the
- * [Link] settings tudev supports and compute the interface name
- * (../shared/docs/builtins.md §10), as systemd 252 does: ID_NET_DRIVER,
- * ID_NET_LINK_FILE, ID_NET_NAME, plus the properties of systemd 256's
- * Property=, ImportProperty=, UnsetProperty=. When builtins_follow_systemd_257()
- * also as systemd 257 does: ID_NET_LINK_FILE_DROPINS, and on events other
- * than add/bind/move no matching (the previous record's ID_NET_LINK_FILE and
- * _DROPINS, ID_NET_NAME = the current name); ID_NET_DRIVER stays (systemd
- * 252's rules read it, 257's get it from net_driver). With `test` (udevadm
- * test-builtin, udevadm test) nothing is changed on the interface.
+/* net_setup_link: match the interface against the .link files, apply the [Link]
+ * settings tudev supports (link-config.h) and compute the interface name, as
+ * systemd 252 does: ID_NET_DRIVER, ID_NET_LINK_FILE, ID_NET_NAME, plus the
+ * properties of systemd 256's Property=, ImportProperty=, UnsetProperty=. When
+ * builtins_follow_systemd_257() also as systemd 257 does:
+ * ID_NET_LINK_FILE_DROPINS, and on events other than add/bind/move no matching
+ * (the previous record's ID_NET_LINK_FILE and _DROPINS, ID_NET_NAME = the
+ * current name); ID_NET_DRIVER stays (systemd 252's rules read it, 257's get it
+ * from net_driver). With `test` (udevadm test-builtin, udevadm test) nothing is
+ * changed on the interface.
  *
  * Each worker thread loads the .link files on first use into _Thread_local
  * state (with its rtnetlink and ethtool sockets); builtins_reload() bumps a

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no global state; everything lives in the event's device_ctx) */
-/* path_id: a persistent path of a device from the chain of its parents
- * (../shared/docs/builtins.md §3), as systemd 252 composes it: ID_PATH,
- * ID_PATH_TAG and ID_PATH_ATA_COMPAT; when builtins_follow_systemd_257()
- * (a naming scheme of v253 or later) also systemd 257's
- * ID_PATH_WITH_USB_REVISION (USB devices: the root hub's
+/* path_id: a persistent path of a device from the chain of its parents, as
+ * systemd 252 composes it: ID_PATH, ID_PATH_TAG and ID_PATH_ATA_COMPAT; when
+ * builtins_follow_systemd_257() (a naming scheme of v253 or later) also
+ * systemd 257's ID_PATH_WITH_USB_REVISION (USB devices: the root hub's
  * revision in the path, "...-usbv2-0:1:1.0"; ID_PATH and its tag keep the
  * plain "-usb-0:..."). */
 #include <dirent.h>

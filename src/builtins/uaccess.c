@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no state outside the call) */
-/* The uaccess builtin (../shared/docs/builtins.md §8), as systemd 252's
+/* The uaccess builtin, as systemd 252's
  * udev-builtin-uaccess.c with devnode_acl():
  *
  * If logind runs (/run/systemd/seats/ exists), give the active user of the

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no global state) */
-/* usb_id: vendor, model, serial, type and interface list of a USB device
- * (../shared/docs/builtins.md §4), as systemd 252 composes them, including
- * its buffer sizes (values are cut where systemd cuts them). */
+/* usb_id: vendor, model, serial, type and interface list of a USB device,
+ * as systemd 252 composes them, including its buffer sizes (values are cut
+ * where systemd cuts them). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

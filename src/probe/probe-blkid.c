@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (single-threaded process) */
 /* tudev-probe blkid: the libblkid half of the blkid builtin, moved out of the
- * daemon (../shared/docs/builtins.md §6). The probe, the value conversions
+ * daemon (why and how: builtins/blkid.c). The probe, the value conversions
  * and the choice of a GPT disk's root partition happen here, on the
  * untrusted on-disk data; the builtin imports the printed lines and reads the
  * boot loader's EFI variable itself (blkid-wire.h). Properties as systemd
