@@ -2,8 +2,8 @@
 /* threads: any (no shared state; the queue guarantees one event per device at a time) */
 #pragma once
 /* The udev database: /run/udev/data/<id> and the tag index
- * /run/udev/tags/<tag>/<id>, byte-compatible with systemd's sd-device
- * (../shared/docs/wire-formats.md §2, §3).
+ * /run/udev/tags/<tag>/<id>, byte-compatible with systemd's sd-device, which
+ * libudev clients read directly.
  *
  * `run_dir` is "/run/udev" in the daemon; tests pass a temporary directory. */
 

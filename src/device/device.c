@@ -17,7 +17,8 @@
  *  - subsystem = basename of the "subsystem" link, else "module" below
  *    /module/, "drivers" for driver directories, "subsystem" below /class/ or
  *    /bus/;
- *  - sysattr reads per rules.md §6, cached per device (failures too).
+ *  - sysattr reads (the rules are at device_get_sysattr() in device.h), cached
+ *    per device (failures too).
  *
  * Devnodes are made absolute under roots.dev (= "/dev" in the daemon). */
 

@@ -67,7 +67,7 @@ int device_get_property(struct device *d, const char *key, const char **ret);
 /* Iterate the kernel properties in order; false past the end. */
 bool device_property_at(struct device *d, size_t i, const char **key, const char **value);
 
-/* Sysfs attribute, read with systemd's rules (rules.md §6): regular file ->
+/* Sysfs attribute, read as sd-device reads it: regular file ->
  * content without trailing '\n'/'\r' (cut at NUL, at most SYSATTR_VALUE_MAX);
  * symlink -> basename for "driver", "subsystem", "module", else -EINVAL;
  * directory -> -EISDIR; unreadable -> -EACCES/-EPERM; missing -> -ENOENT.

@@ -668,7 +668,8 @@ static int stack_find_best(const struct device_roots *roots, int dirfd, const st
 }
 
 /* /dev/disk/by-diskseq/<n>[-part<k>] of a block device: no stack directory
- * (event-processing.md §6.3 step 1). 1 handled, 0 not such a link. */
+ * (created when its number is the device's DISKSEQ, unlinked on release).
+ * 1 handled, 0 not such a link. */
 static int link_update_diskseq(const struct device_roots *roots, const struct node_device *d,
                                const char *link, bool add)
 {
@@ -916,7 +917,8 @@ static int open_node(const char *path, const struct node_device *d, int *ret_fd,
         return 1;
 }
 
-/* Which of owner/group/mode differ from what the node has (§5 steps 3-4). */
+/* Which of owner/group/mode differ from what the node has (a gid > 0 without
+ * a mode means mode 0660). */
 struct perm_changes {
         mode_t mode;
         bool mode_set, apply_mode, apply_uid, apply_gid;
@@ -1006,7 +1008,8 @@ static void set_label(const char *proc, const char *devnode, const char *module,
         log_debug("%s: SECLABEL: set %s label '%s'", devnode, module, label);
 }
 
-/* §5 step 5: SECLABEL{selinux}, SECLABEL{smack}, then the SMACK default. */
+/* SECLABEL{selinux}, SECLABEL{smack}, then the SMACK default; whenever
+ * permissions are applied. */
 static void apply_labels(const char *proc, const char *devnode, const struct strlist *labels,
                          const struct node_mac *mac)
 {

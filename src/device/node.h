@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (stack directories are serialised by a flock per link) */
 #pragma once
-/* Device nodes after the rules (../shared/docs/event-processing.md §5, §6):
+/* Device nodes after the rules (udevd(8) DESCRIPTION):
  * permissions of the node, devlinks arbitrated through the stack
  * directories in <run>/links, /dev/{block,char}/MAJ:MIN, and the idle
  * cleanup of the stack directories.
@@ -46,7 +46,8 @@ struct node_mac {
 void node_mac_detect(const char *sys_root, struct node_mac *ret);
 
 /* Owner/group/mode as collected by the rules, with the uevent's DEVUID/
- * DEVGID/DEVMODE already folded in by the caller (§5 step 1). */
+ * DEVGID/DEVMODE already folded in by the caller for what the rules did not
+ * set. */
 struct node_perms {
         uid_t uid;
         gid_t gid;
@@ -56,7 +57,7 @@ struct node_perms {
         const struct node_mac *mac;      /* NULL: label nothing */
 };
 
-/* §5: apply owner/group/mode to the node if it is the device's node (type and
+/* Apply owner/group/mode to the node if it is the device's node (type and
  * devnum checked on an O_PATH fd); with `apply_always` (action add) also when
  * nothing differs. Whenever owner/group/mode are applied, SECLABEL{selinux}
  * sets the node's security.selinux attribute and SECLABEL{smack} its
@@ -69,7 +70,7 @@ struct node_perms {
 int node_apply_permissions(const struct device_roots *roots, const struct node_device *d,
                            const struct node_perms *p, bool apply_always);
 
-/* §6.1 non-remove: release every link of `old_links` not in `new_links`,
+/* Non-remove event: release every link of `old_links` not in `new_links`,
  * claim every link of `new_links`, then (re)create /dev/{block,char}/M:m.
  * Links may be logical absolute ("/dev/x") or relative to /dev ("x", as in
  * the DB); invalid ones are skipped with a debug message. Errors are logged
@@ -77,7 +78,7 @@ int node_apply_permissions(const struct device_roots *roots, const struct node_d
 int node_update(const struct device_roots *roots, const struct node_device *d,
                 const struct strlist *old_links, const struct strlist *new_links);
 
-/* §6.1 remove: release every link of `links`, unlink /dev/{block,char}/M:m. */
+/* Remove event: release every link of `links`, unlink /dev/{block,char}/M:m. */
 int node_remove(const struct device_roots *roots, const struct node_device *d,
                 const struct strlist *links);
 
@@ -85,11 +86,12 @@ int node_remove(const struct device_roots *roots, const struct node_device *d,
 int node_link_update(const struct device_roots *roots, const struct node_device *d,
                      const char *link, bool add);
 
-/* §6.4: remove the .lock file of every stack directory and the directories
- * that are then empty. Only call when no event is being processed. */
+/* Remove the .lock file of every stack directory and the directories that
+ * are then empty. Only call when no event is being processed (an event may
+ * be creating a lock file). */
 int node_cleanup_stack_dirs(const struct device_roots *roots);
 
-/* Normalise a SYMLINK= name (rules.md §8.2): a relative name is put under
+/* Normalise a SYMLINK= name: a relative name is put under
  * "/dev/"; an absolute one must start with "/dev/" (and not be "/dev/"
  * itself); ".." components are refused; "//", "/./" and a trailing '/' are
  * collapsed. Writes the logical path to out. 0, -EINVAL, -ENAMETOOLONG. */
@@ -107,7 +109,7 @@ int node_create_devnode(const struct device_roots *roots, const struct node_devi
                         mode_t mode, uid_t uid, gid_t gid);
 int node_remove_devnode(const struct device_roots *roots, const struct node_device *d);
 
-/* rules.md §14 (OPTIONS+="static_node=NAME"): for <dev>/NAME, if it exists
+/* OPTIONS+="static_node=NAME": for <dev>/NAME, if it exists
  * and is a block/char node, create <run>/static_node-tags/<tag>/<NAME with
  * '/', '.', '\' and control characters escaped as \xNN> -> "/dev/NAME" for
  * every tag, then apply uid/gid/mode (GROUP without MODE: 0660). Nothing if

@@ -189,7 +189,8 @@ static void test_fileio(void)
         ASSERT_EQ(mode_of("fio/t/u/v"), 0400);
 }
 
-/* The example from wire-formats.md §2.2. */
+/* A record in systemd's format (S, I, E, G, Q, V lines in that order), as
+ * /run/udev/data/b8:1 of a partition. */
 static const char example_b8_1[] =
         "S:disk/by-id/ata-Foo_123-part1\n"
         "S:disk/by-uuid/3a1c0b4e-7f5e-4f1a-9c2e-1d2b3c4d5e6f\n"

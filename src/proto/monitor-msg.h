@@ -2,7 +2,7 @@
 /* threads: any */
 #pragma once
 /* The libudev netlink wire format (group 2), byte-exact with systemd's
- * sd-device monitor: see ../shared/docs/wire-formats.md §1.
+ * sd-device monitor, which libudev and sd-device clients parse:
  *
  *   40-byte header  | "UDEV_DATABASE_VERSION=1\0" "KEY=VALUE\0" ...
  *

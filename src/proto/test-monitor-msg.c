@@ -9,7 +9,8 @@
 #include "shared/macro.h"
 #include "shared/tests.h"
 
-/* wire-formats.md §1.3 (systemd's MurmurHash2.c on x86-64). */
+/* Test vectors: MurmurHash2 (seed 0) of some subsystem and tag names and the
+ * tag bloom words (hi, lo), computed with systemd's MurmurHash2.c on x86-64. */
 static const struct {
         const char *s;
         uint32_t hash, hi, lo;

@@ -132,7 +132,8 @@ bool uevent_lock_disk(const struct uevent *ev, char *buf, size_t size);
  * Only "add": a device set writable later stays so across triggers. Pure. */
 bool uevent_marks_read_only(const struct uevent *ev);
 
-/* Compute the database id of a device (wire-formats.md §2.1) into buf.
+/* Compute the database id of a device (its file name in /run/udev/data and
+ * the tag index) into buf.
  * major > 0: "b"/"c" + "M:m"; else ifindex > 0: "n" + ifindex; else
  * "+subsystem:sysname" with sysname = last devpath component as is ('!' kept);
  * for subsystem "drivers": "+drivers:<S>:sysname", S = the devpath component

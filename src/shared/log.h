@@ -37,7 +37,7 @@ void log_set_max_level(int level);
  * else the process-wide level. */
 int log_get_max_level(void);
 /* Per-thread override of the maximum level (OPTIONS+="log_level=" for the
- * rest of one event, rules.md §9): LOG_EMERG..LOG_DEBUG, or -1 to follow the
+ * rest of one event): LOG_EMERG..LOG_DEBUG, or -1 to follow the
  * process-wide level again. Only the calling thread is affected; the worker
  * resets it after each event. */
 void log_set_thread_max_level(int level);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (udevadm is single-threaded) */
 /* udevadm control: send requests to the daemon over /run/udev/control
- * (../shared/docs/udevadm.md §5, event-processing.md §11.1).
+ * (udevadm(8) UDEVADM CONTROL; the protocol is in proto/ctrl-msg.h).
  *
  * Requests go out in a fixed order whatever the order of the options: log
  * level, stop or start exec queue (the last of -s/-S wins), reload, each

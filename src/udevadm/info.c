@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (udevadm is single-threaded) */
-/* udevadm info: query sysfs and the udev database (../shared/docs/udevadm.md
- * §2), with the output of systemd 252's `udevadm info`:
+/* udevadm info: query sysfs and the udev database (udevadm(8) UDEVADM
+ * INFO), with the output of systemd 252's `udevadm info`:
  *
  *   -q name|symlink|path|property|all (default all), --property=, --value,
  *   -x/-P for property output, -r for name/symlink, -a attribute walk,

@@ -2,7 +2,7 @@
 /* threads: any (udevadm is single-threaded) */
 #pragma once
 /* udevadm info: show devices and what the udev database records for them
- * (../shared/docs/udevadm.md §2). */
+ * (udevadm(8) UDEVADM INFO). */
 
 /* argv[0] is "info"; 0 or a negative errno after logging. */
 int info_main(int argc, char *argv[]);

@@ -2,7 +2,7 @@
 /* threads: any (udevadm is single-threaded) */
 /* udevadm monitor: print kernel uevents (group 1) and udev's processed
  * events (group 2) as they arrive, in systemd 252's format
- * (../shared/docs/udevadm.md §6). */
+ * (udevadm(8) UDEVADM MONITOR). */
 
 #include <errno.h>
 #include <getopt.h>

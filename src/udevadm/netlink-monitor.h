@@ -6,7 +6,7 @@
  * Opens NETLINK_KOBJECT_UEVENT sockets on the kernel (1) or udev (2)
  * multicast group and turns each accepted datagram into an nlmon_event, with
  * the acceptance checks of systemd's sd-device monitor
- * (../shared/docs/wire-formats.md §1.5): no truncation, length >= 32, kernel
+ * (what libudev clients accept): no truncation, length >= 32, kernel
  * group messages only from port 0, no unicasts, SCM_CREDENTIALS from uid 0
  * (or our own uid), a NUL byte, "libudev" header with valid magic/offset or
  * a kernel "ACTION@DEVPATH" message, and ACTION/DEVPATH/SUBSYSTEM/SEQNUM>0.

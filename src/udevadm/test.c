@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (udevadm is single-threaded) */
 /* udevadm test: see test.h. Output follows systemd 252's udevadm test
- * (../shared/docs/udevadm.md §7). */
+ * (udevadm(8) UDEVADM TEST). */
 
 #include <errno.h>
 #include <getopt.h>

@@ -3,7 +3,7 @@
 #pragma once
 /* The device-level filters of `udevadm trigger` (attributes, properties,
  * tags, initialized state), with the semantics of systemd 252's
- * sd-device enumerator (../shared/docs/udevadm.md §3, §14):
+ * sd-device enumerator (udevadm(8) UDEVADM TRIGGER):
  *
  *  --attr-match=FILE[=GLOB]    every FILE must be readable and, if globs
  *                              were given for it, match one of them

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (udevadm is single-threaded) */
 /* udevadm trigger: ask the kernel to re-emit uevents by writing an action to
- * the "uevent" file of every selected device (../shared/docs/udevadm.md §3).
+ * the "uevent" file of every selected device (udevadm(8) UDEVADM TRIGGER).
  *
  * Options as in systemd 252: --type, --action, every filter (subsystem,
  * sysname, attribute, property, tag, parent, name, initialized; device

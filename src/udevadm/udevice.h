@@ -2,8 +2,8 @@
 /* threads: any (one object per thread; udevadm is single-threaded) */
 #pragma once
 /* A device as systemd 252's sd-device library sees it, for `udevadm info`
- * and the filters of `udevadm trigger` (../shared/docs/udevadm.md §2, §14,
- * wire-formats.md §2).
+ * and the filters of `udevadm trigger` (udevadm(8) UDEVADM INFO and UDEVADM
+ * TRIGGER; the database format is in device/db.h).
  *
  * Scripts parse `udevadm info` output, so the details follow sd-device:
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (udevadm is single-threaded) */
-/* udevadm verify: check rules files (udevadm.md §9, rules.md §16).
+/* udevadm verify: check rules files (udevadm(8) UDEVADM VERIFY).
  *
  *   udevadm verify [-N early|late|never] [--root=PATH] [--rules-dir=DIR]...
  *                  [--no-summary] [--no-style] [FILE|DIR...]

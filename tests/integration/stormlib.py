@@ -467,8 +467,8 @@ DB_LINE = re.compile(r"^(S:.+|L:-?\d+|I:\d+|E:[^=\n]+=.*|G:[^:\s]+|Q:[^:\s]+|V:1
 
 
 def db_parse_problems(path):
-    """Lines a database record must consist of (wire-formats.md §2), newline
-    terminated; returns a list of problems."""
+    """Lines a database record must consist of (S:, L:, I:, E:, G:, Q:, V:
+    as systemd writes them), newline terminated; returns a list of problems."""
     with open(path, "rb") as f:
         data = f.read()
     problems = []

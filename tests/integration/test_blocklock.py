@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Block device locking (event-processing.md §3.3, systemd.io/BLOCK_DEVICE_LOCKING)
+"""Block device locking (tudev-rules(7), systemd.io/BLOCK_DEVICE_LOCKING)
 with real loop devices: while another process holds flock(LOCK_EX) on the
 whole disk, events of the disk and of its partitions are not processed but
 requeued (retried every 200 ms); they still block later events of the device;

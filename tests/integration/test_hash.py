@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The test suite's own MurmurHash2 / bloom against the vectors of
-wire-formats.md §1.3 (computed with systemd's MurmurHash2.c): the other tests
-check the daemon's header hashes with this implementation."""
+"""The test suite's own MurmurHash2 / bloom against vectors computed with
+systemd's MurmurHash2.c (the same as in src/proto/test-monitor-msg.c): the
+other tests check the daemon's header hashes with this implementation."""
 
 import pytest
 

@@ -605,7 +605,7 @@ def kernel_msg(action, devpath, props, header=None):
 
 
 def libudev_msg(props):
-    """A datagram in libudev's format (wire-formats.md §1), as udevd sends."""
+    """A datagram in libudev's format (src/proto/monitor-msg.h), as udevd sends."""
     import struct
     body = b"".join(k.encode() + b"=" + v + b"\0" for k, v in props)
     return (b"libudev\0" + b"\xfe\xed\xca\xfe" + struct.pack("<III", 40, 40, len(body)) +

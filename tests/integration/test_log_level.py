@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""OPTIONS+="log_level=" (rules.md §9): the level of the worker processing
-the event changes from that rule on, for that event only; "reset" goes back
-to the daemon's level. Real loop-device events, one worker (--children-max=1)
-so that the events after the one that raised the level run on the same
-thread."""
+"""OPTIONS+="log_level=" (tudev-rules(7) OPTIONS IN RULES): the level of the
+worker processing the event changes from that rule on, for that event only;
+"reset" goes back to the daemon's level. Real loop-device events, one worker
+(--children-max=1) so that the events after the one that raised the level run
+on the same thread."""
 
 import re
 

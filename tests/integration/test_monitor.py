@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Our `udevadm monitor`: header, event lines and property blocks in the
-format of udevadm.md §6, and the subsystem filter."""
+format of systemd 252's `udevadm monitor`, and the subsystem filter."""
 
 import os
 import re

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Queue ordering (event-processing.md §3.1) and parallelism, made visible with
---debug-event-delay: each worker sleeps DELAY ms in every event whose DEVPATH
-matches the glob (here: the veth net devices themselves, not their queues)."""
+"""Queue ordering (an event waits for earlier events of the same device, node
+or a parent/child devpath: udevd(8) DESCRIPTION) and parallelism, made
+visible with --debug-event-delay: each worker sleeps DELAY ms in every event
+whose DEVPATH matches the glob (here: the veth net devices themselves, not
+their queues)."""
 
 import time
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""OPTIONS+="watch" (event-processing.md §8) with real loop devices: the
+"""OPTIONS+="watch" (tudev-rules(7)) with real loop devices: the
 daemon watches the node with inotify, a close after writing makes it write
 "change" to the device's uevent file (SYNTH_UUID=0 in the kernel event) or
 re-read the partition table of a whole disk; the watch is recorded in

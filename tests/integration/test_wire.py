@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The group-2 datagram byte by byte (decoded by tudevlib, written from
-wire-formats.md §1, not from the daemon's code), one broadcast per kernel
+libudev's format, not from the daemon's code), one broadcast per kernel
 event, and USEC_INITIALIZED across events."""
 
 import os

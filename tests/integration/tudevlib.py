@@ -6,8 +6,8 @@ namespaces, tmpfs /run, fresh sysfs, private /dev. `check_sandbox()` refuses to
 run anywhere else, because the helpers remove /run/udev, create and delete
 network interfaces and start a daemon bound to /run/udev/control.
 
-Independent implementations (written from ../shared/docs/wire-formats.md, not
-from the daemon's code): MurmurHash2 + tag bloom, the libudev netlink header
+Independent implementations (written from systemd's formats, not from the
+daemon's code): MurmurHash2 + tag bloom, the libudev netlink header
 decoder, the kernel uevent decoder, and the control-socket client.
 """
 
@@ -99,7 +99,7 @@ def monotonic_usec():
 # ----------------------------------------------------------------- hash, bloom
 
 def murmur2(data, seed=0):
-    """Austin Appleby's 32-bit MurmurHash2 (wire-formats.md §1.3), little-endian
+    """Austin Appleby's 32-bit MurmurHash2 (systemd's MurmurHash2.c), little-endian
     block reads as on x86-64."""
     if isinstance(data, str):
         data = data.encode()
@@ -567,7 +567,7 @@ CTRL_END, CTRL_LOG_LEVEL, CTRL_STOP, CTRL_START, CTRL_RELOAD, CTRL_ENV, CTRL_CHI
 
 
 def ctrl_message(mtype, value=None, magic=CTRL_MAGIC, version=b"udev-252"):
-    """One 280-byte control message (event-processing.md §11.1)."""
+    """One 280-byte control message (layout in src/proto/ctrl-msg.h)."""
     if value is None:
         val = b""
     elif isinstance(value, int):
