@@ -263,6 +263,11 @@ check-musl-run: $(MUSL_OBJ) $(HELPER_BIN) $(MUSL_UNIT)
 check-spdx:
 	tools/check-spdx
 
+# No tracked file points at reference notes outside the repository
+# (tools/check-docs-refs).
+check-docs-refs:
+	tools/check-docs-refs
+
 # The boot test (tools/boot-test): a Debian 12 guest under QEMU booted with
 # Debian's udev and with tudev as its only udev, compared device by device.
 # Needs root, mmdebstrap, QEMU and Debian's archive (the first run builds
@@ -271,7 +276,7 @@ BOOT_TEST_ARGS ?=
 check-boot:
 	tools/boot-test --build $(O) $(BOOT_TEST_ARGS)
 
-check: check-spdx check-musl check-one check-boot check-bench-smoke check-asan check-tsan check-valgrind check-fuzz
+check: check-spdx check-docs-refs check-musl check-one check-boot check-bench-smoke check-asan check-tsan check-valgrind check-fuzz
 	@echo "all test configurations passed"
 
 # ---------------------------------------------------------------- install
@@ -398,7 +403,7 @@ distcheck: dist
 clean:
 	rm -rf $(O) build-asan build-tsan build-clang build-musl
 
-.PHONY: all helpers check check-boot check-spdx check-musl check-musl-run check-unit check-integration check-one check-asan check-tsan check-valgrind \
+.PHONY: all helpers check check-boot check-spdx check-docs-refs check-musl check-musl-run check-unit check-integration check-one check-asan check-tsan check-valgrind \
         check-bench-smoke \
         install uninstall dist distcheck clean check-build-all install-init uninstall-init check-fuzz \
         fuzz-build
