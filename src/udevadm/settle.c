@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (udevadm is single-threaded) */
 /* udevadm settle: wait until the daemon's event queue is empty
- * (../shared/docs/wire-formats.md §4, udevadm.md §4).
+ * (udevadm(8), "UDEVADM SETTLE"; the control messages are those of
+ * proto/ctrl-msg.h).
  *
  *  1. As root: PING + END on /run/udev/control and wait for the close, so
  *     that every uevent the kernel sent before has reached the queue. No
@@ -133,6 +134,13 @@ static int ping_daemon(const struct settle_args *a)
         return 1;
 }
 
+int udev_queue_is_empty(void)
+{
+        if (access(UDEV_QUEUE_FILE, F_OK) >= 0)
+                return 0;
+        return errno == ENOENT ? 1 : negative_errno();
+}
+
 static bool settled(const struct settle_args *a)
 {
         if (a->exists) {
@@ -143,13 +151,10 @@ static bool settled(const struct settle_args *a)
                                           "Failed to check the existence of \"%s\", ignoring: %m",
                                           a->exists);
         }
-        if (access(UDEV_QUEUE_FILE, F_OK) >= 0)
-                return false;
-        if (errno != ENOENT) {
-                log_warning_errno(errno, "Failed to check if udev queue is empty, ignoring: %m");
-                return false;
-        }
-        return true;
+        int r = udev_queue_is_empty();
+        if (r < 0)
+                log_warning_errno(r, "Failed to check if udev queue is empty, ignoring: %m");
+        return r > 0;
 }
 
 /* Watch the directory of the --exit-if-exists file for it to appear.

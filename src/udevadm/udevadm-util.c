@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (udevadm is single-threaded) */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,74 @@ bool udevadm_running_in_chroot(void)
         if (stat("/proc/1/root", &a) < 0 || stat("/", &b) < 0)
                 return false;
         return a.st_dev != b.st_dev || a.st_ino != b.st_ino;
+}
+
+char *udevadm_path_simplify(char *path)
+{
+        bool absolute = path[0] == '/';
+        char *out = path, *in = path;
+
+        if (absolute)
+                *out++ = '/';
+        while (*in) {
+                size_t n;
+
+                in += strspn(in, "/");
+                n = strcspn(in, "/");
+                if (n == 0)
+                        break;
+                if (n == 1 && in[0] == '.') {
+                        in += n;
+                        continue;
+                }
+                if (out > path && out[-1] != '/')
+                        *out++ = '/';
+                memmove(out, in, n); /* out <= in: moving left */
+                out += n;
+                in += n;
+        }
+        if (out == path)
+                *out++ = '.'; /* relative and nothing left */
+        *out = '\0';
+        return path;
+}
+
+bool udevadm_path_is_safe(const char *path)
+{
+        size_t len = strlen(path);
+
+        if (len == 0 || len >= PATH_MAX)
+                return false;
+        for (const char *p = path; *p;) {
+                size_t n;
+
+                p += strspn(p, "/");
+                n = strcspn(p, "/");
+                if (n > NAME_MAX || (n == 2 && p[0] == '.' && p[1] == '.'))
+                        return false;
+                p += n;
+        }
+        return true;
+}
+
+int udevadm_path_absolute(const char *path, char **ret)
+{
+        _cleanup_free_ char *cwd = NULL;
+        char *s;
+
+        if (path[0] == '/')
+                s = strdup(path);
+        else {
+                cwd = getcwd(NULL, 0);
+                if (!cwd)
+                        return negative_errno();
+                if (asprintf(&s, "%s/%s", cwd, path) < 0)
+                        s = NULL;
+        }
+        if (!s)
+                return -ENOMEM;
+        *ret = udevadm_path_simplify(s);
+        return 0;
 }
 
 int udevadm_parse_action(const char *arg, enum uevent_action *ret)

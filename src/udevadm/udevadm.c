@@ -28,25 +28,26 @@ struct verb {
         const char *name;
         const char *summary; /* NULL: not listed in --help */
         int (*run)(int argc, char *argv[]); /* NULL: not implemented yet */
+        bool status;    /* run() returns an exit status (>= 0) for udevadm to exit with */
 };
 
 static int help_main(int argc, char *argv[]);
 static int version_main(int argc, char *argv[]) { return udevadm_print_version(); }
 
 static const struct verb verbs[] = {
-        { "info",         "Show devices and their database records", info_main },
-        { "trigger",      "Make the kernel re-send device events",  trigger_main },
-        { "settle",       "Wait until queued events are processed", settle_main },
-        { "control",      "Send requests to the daemon",            control_main },
-        { "monitor",      "Print kernel and daemon events",         monitor_main },
-        { "test",         "Simulate the processing of an event",    test_main },
-        { "test-builtin", "Run one builtin on a device",            test_builtin_main },
-        { "wait",         "Wait for devices or their links",        NULL },
-        { "lock",         "Lock block devices while running a command", NULL },
-        { "verify",       "Check rules files for errors",           verify_main },
-        { "hwdb",         "Compile or query the hardware database", hwdb_main },
-        { "version",      NULL,                                version_main },
-        { "help",         NULL,                                help_main },
+        { "info",         "Show devices and their database records", info_main, false },
+        { "trigger",      "Make the kernel re-send device events",  trigger_main, false },
+        { "settle",       "Wait until queued events are processed", settle_main, false },
+        { "control",      "Send requests to the daemon",            control_main, false },
+        { "monitor",      "Print kernel and daemon events",         monitor_main, false },
+        { "test",         "Simulate the processing of an event",    test_main, false },
+        { "test-builtin", "Run one builtin on a device",            test_builtin_main, false },
+        { "wait",         "Wait for devices or their links",        wait_main, false },
+        { "lock",         "Lock block devices while running a command", lock_main, true },
+        { "verify",       "Check rules files for errors",           verify_main, false },
+        { "hwdb",         "Compile or query the hardware database", hwdb_main, false },
+        { "version",      NULL,                                version_main, false },
+        { "help",         NULL,                                help_main, false },
 };
 
 static int help(void)
@@ -152,9 +153,11 @@ static int parse_argv(int argc, char *argv[])
         return 1;
 }
 
-static int dispatch_verb(int argc, char *argv[])
+/* Returns what the verb returned, or -errno; *ret_status: the exit status. */
+static int dispatch_verb(int argc, char *argv[], int *ret_status)
 {
         const char *name = argv[0];
+        int r;
 
         if (!name)
                 return log_error_errno(-EINVAL, "Command verb required.");
@@ -165,14 +168,16 @@ static int dispatch_verb(int argc, char *argv[])
                         return log_error_errno(-EOPNOTSUPP,
                                                "Command verb %s is not implemented yet.", name);
                 optind = 0; /* each verb parses its own options from argv[1] */
-                return verbs[i].run(argc, argv);
+                r = verbs[i].run(argc, argv);
+                *ret_status = r < 0 ? EXIT_FAILURE : verbs[i].status ? MIN(r, 255) : EXIT_SUCCESS;
+                return r;
         }
         return log_error_errno(-EINVAL, "Unknown command verb %s.", name);
 }
 
 int main(int argc, char *argv[])
 {
-        int r;
+        int r, status;
 
         log_set_target(LOG_TARGET_CONSOLE, "udevadm");
         log_set_console_plain(true);
@@ -183,8 +188,11 @@ int main(int argc, char *argv[])
         if (r <= 0)
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 
-        r = dispatch_verb(argc - optind, argv + optind);
-        if (fflush(stdout) != 0 && r >= 0)
-                r = log_error_errno(-EIO, "Failed to write to standard output.");
-        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        status = EXIT_FAILURE;
+        r = dispatch_verb(argc - optind, argv + optind, &status);
+        if (fflush(stdout) != 0 && r >= 0) {
+                log_error_errno(-EIO, "Failed to write to standard output.");
+                status = EXIT_FAILURE;
+        }
+        return status;
 }

@@ -28,8 +28,19 @@ int settle_main(int argc, char *argv[]);
 int monitor_main(int argc, char *argv[]);
 int trigger_main(int argc, char *argv[]);
 int verify_main(int argc, char *argv[]);
+/* wait.c */
+int wait_main(int argc, char *argv[]);
+/* lock.c: returns the command's exit status (>= 0) once it has run, which
+ * main() passes on as udevadm's own, as systemd documents (systemd 252's
+ * main() turns it into 0; see udevadm(8)). */
+int lock_main(int argc, char *argv[]);
 
 int udevadm_print_version(void);
+
+/* Whether the daemon's event queue is empty, i.e. UDEV_QUEUE_FILE does not
+ * exist (settle.c; also used by `wait --settle`). 1 empty, 0 not, -errno if
+ * that cannot be told. */
+int udev_queue_is_empty(void);
 
 static inline void fclosep(FILE **f)
 {
@@ -45,6 +56,17 @@ bool udevadm_running_in_chroot(void);
 /* systemd's parse_sec(): "infinity" -> USEC_INFINITY, otherwise a time span
  * (bare number = seconds). 0 or -EINVAL/-ERANGE. */
 int udevadm_parse_sec(const char *s, uint64_t *ret);
+
+/* systemd's path_simplify(), in place: repeated slashes and "." components
+ * dropped, no trailing slash ("/" stays "/", an empty relative result is
+ * "."); ".." components are kept. Returns path. */
+char *udevadm_path_simplify(char *path);
+/* systemd's path_is_safe(): not empty, shorter than PATH_MAX, no component
+ * longer than NAME_MAX and none that is "..". */
+bool udevadm_path_is_safe(const char *path);
+/* `path` made absolute against the working directory, then simplified.
+ * *ret owned. 0, -ENOMEM, or -errno of getcwd(). */
+int udevadm_path_absolute(const char *path, char **ret);
 
 /* The -a/--action= (-c for trigger) argument: "help" prints every action
  * name and returns 0; a known name sets *ret and returns 1; otherwise
