@@ -17,7 +17,8 @@ struct exec_client;
  * roughly 200,000 uevents). 4000 keeps the whole queue around 4 MiB (about
  * 1 KiB per event with its blocking-rule index), far more than the workers
  * can have runnable; 20,000 gave the same drain speed at 10,000 devices
- * with about 10 MiB more peak PSS (README, Performance). */
+ * with about 10 MiB more peak PSS (tools/bench, an earlier round; the
+ * figures are in git history: git log -S 20,000 -- README). */
 #define UDEVD_QUEUE_CAPACITY 4000
 #define UDEVD_RCVBUF_SIZE (128 * 1024 * 1024)
 #define UDEVD_CHILDREN_MAX_LIMIT 2048
