@@ -282,6 +282,7 @@ check: check-spdx check-docs-refs check-musl check-one check-boot check-bench-sm
 # ---------------------------------------------------------------- install
 DESTDIR ?=
 MAN8 = $(wildcard man/*.8)
+MAN5 = $(wildcard man/*.5)
 # udevlibexecdir: where rules find programs named without a '/'; udevd looks
 # them up in /lib/udev (the same directory on merged-/usr systems).
 udevlibexecdir ?= $(prefix)/lib/udev
@@ -307,6 +308,8 @@ install: $(UDEVD) $(UDEVADM) $(PROBE) $(HELPER_BIN)
 	$(INSTALL) -m 0755 $(UDEVADM) '$(DESTDIR)$(bindir)/udevadm'
 	$(INSTALL) -m 0755 $(PROBE) '$(DESTDIR)$(probedir)/tudev-probe'
 	$(if $(MAN8),$(INSTALL) -m 0644 $(MAN8) '$(DESTDIR)$(mandir)/man8/')
+	$(if $(MAN5),$(MKDIR_P) '$(DESTDIR)$(mandir)/man5' && \
+	  $(INSTALL) -m 0644 $(MAN5) '$(DESTDIR)$(mandir)/man5/')
 	$(MKDIR_P) '$(DESTDIR)$(pkgconfigdir)'
 	sed -e '/^#/d' -e 's|@prefix@|$(prefix)|' -e 's|@udevdir@|$(prefix)/lib/udev|' \
 	    -e 's|@compat@|$(SYSTEMD_COMPAT)|g' src/udev.pc.in > '$(DESTDIR)$(pkgconfigdir)/udev.pc'
@@ -322,6 +325,7 @@ uninstall:
 	rm -f $(addprefix '$(DESTDIR)$(networkdir)/',$(notdir $(LINK_FILES)))
 	rmdir '$(DESTDIR)$(probedir)' 2>/dev/null || true
 	rm -f $(addprefix '$(DESTDIR)$(mandir)/man8/',$(notdir $(MAN8)))
+	rm -f $(addprefix '$(DESTDIR)$(mandir)/man5/',$(notdir $(MAN5)))
 	rm -f $(addprefix '$(DESTDIR)$(prefix)/lib/udev/rules.d/',$(notdir $(wildcard rules.d/*.rules)))
 	rm -f '$(DESTDIR)$(pkgconfigdir)/udev.pc'
 

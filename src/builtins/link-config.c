@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (no global mutable state except the search path, set once) */
 /* .link files: search path, parsing, drop-ins, [Match] (link-config.h). */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -882,13 +883,6 @@ static int p_gso_segs(struct parse_ctx *p, const char *k, const char *v, void *d
         return 0;
 }
 
-static int p_ignored(struct parse_ctx *p, const char *k, const char *v, void *d)
-{
-        (void)v, (void)d;
-        log_debug("%s:%u: %s= is not applied by tudev, ignoring.", p->file, p->line, k);
-        return 0;
-}
-
 /* ---- systemd 256's udev property keys ---- */
 
 bool link_property_can_set(const char *name)
@@ -1239,20 +1233,10 @@ static int p_udev_property_name(struct parse_ctx *p, const char *k, const char *
         return parse_udev_properties(p, v, d, true);
 }
 
-/* Keys of systemd 256+ tudev does not apply: one info message per file. */
+/* Keys of systemd 256+ tudev does not apply. */
 static const char *const ignored_new_link_keys[] = {
         "ReceivePacketSteeringCPUMask",
 };
-
-static int p_ignored_new(struct parse_ctx *p, const char *k, unsigned bit)
-{
-        if (!(p->c->warned & (1u << bit))) {
-                p->c->warned |= 1u << bit;
-                log_info("%s:%u: %s= (systemd 256) is not applied by tudev, ignoring.", p->file,
-                         p->line, k);
-        }
-        return 0;
-}
 
 #define OFF(field) ((size_t)offsetof(struct link_config, field))
 #define NOFF ((size_t)-1)
@@ -1324,8 +1308,34 @@ static const char *const ignored_sriov_keys[] = {
         "QueryReceiveSideScaling", "Trust", "LinkState", "MACAddress",
 };
 
+/* Every key of the three tables above is numbered (ignored_new_link_keys
+ * first, then ignored_link_keys, then ignored_sriov_keys): its bit in
+ * link_config.warned. */
+static_assert(ARRAY_SIZE(ignored_new_link_keys) + ARRAY_SIZE(ignored_link_keys) +
+                              ARRAY_SIZE(ignored_sriov_keys) <=
+                      LINK_IGNORED_KEYS_MAX,
+              "link_config.warned is too small for the ignored keys");
+
+/* A key tudev parses and does not apply: one info message per key and file
+ * (drop-ins included), naming the first line that sets it. */
+static int p_ignored(struct parse_ctx *p, const char *section, const char *key, unsigned bit,
+                     bool new_key)
+{
+        uint32_t mask = UINT32_C(1) << (bit % 32);
+
+        if (p->c->warned[bit / 32] & mask)
+                return 0;
+        p->c->warned[bit / 32] |= mask;
+        log_info("%s:%u: %s= in [%s]%s is not applied by tudev, ignoring.", p->file, p->line, key,
+                 section, new_key ? " (systemd 256)" : "");
+        return 0;
+}
+
 static int assign(struct parse_ctx *p, const char *section, const char *key, const char *value)
 {
+        const size_t n_new = ARRAY_SIZE(ignored_new_link_keys);
+        const size_t n_link = ARRAY_SIZE(ignored_link_keys);
+
         for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
                 void *data;
 
@@ -1335,18 +1345,19 @@ static int assign(struct parse_ctx *p, const char *section, const char *key, con
                                                 (char *)p->c + keys[i].offset;
                 return keys[i].parse(p, key, value, data);
         }
-        if (streq(section, "Link"))
-                for (size_t i = 0; i < ARRAY_SIZE(ignored_new_link_keys); i++)
+        if (streq(section, "Link")) {
+                for (size_t i = 0; i < n_new; i++)
                         if (streq(key, ignored_new_link_keys[i]))
-                                return p_ignored_new(p, key, (unsigned)i);
-        if (streq(section, "Link"))
-                for (size_t i = 0; i < ARRAY_SIZE(ignored_link_keys); i++)
+                                return p_ignored(p, section, key, (unsigned)i, true);
+                for (size_t i = 0; i < n_link; i++)
                         if (streq(key, ignored_link_keys[i]))
-                                return p_ignored(p, key, value, NULL);
+                                return p_ignored(p, section, key, (unsigned)(n_new + i), false);
+        }
         if (streq(section, "SR-IOV"))
                 for (size_t i = 0; i < ARRAY_SIZE(ignored_sriov_keys); i++)
                         if (streq(key, ignored_sriov_keys[i]))
-                                return p_ignored(p, key, value, NULL);
+                                return p_ignored(p, section, key, (unsigned)(n_new + n_link + i),
+                                                 false);
         if (!strneq(key, "X-", 2))
                 syntax_warning(p, "Unknown key name '%s' in section '%s', ignoring.", key, section);
         return 0;

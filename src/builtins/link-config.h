@@ -10,9 +10,10 @@
  * TransmitQueues, ReceiveQueues, GenericSegmentOffloadMax*, and systemd
  * 256's Property, ImportProperty and UnsetProperty, which net_setup_link
  * applies to the event's properties). Every other systemd 252 [Link]/[SR-IOV]
- * key is accepted and ignored (debug log); systemd 256's
- * ReceivePacketSteeringCPUMask is accepted and ignored with one info message
- * per file; unknown keys and sections are warned about as systemd does.
+ * key, and systemd 256's ReceivePacketSteeringCPUMask, is accepted and
+ * ignored with one info message per key and file (drop-ins included) naming
+ * file:line and the key (tudev-link(5)); unknown keys and sections are warned
+ * about as systemd does.
  * Property=, ImportProperty= and UnsetProperty= resolve the specifiers of
  * systemd.link(5) (%a %A %b %B %H %l %m %M %o %q %T %v %V %w %W %%) when the
  * file is loaded; a word with an unknown or unresolvable specifier is
@@ -33,6 +34,8 @@
 #define LINK_DIRS_ENV "TUDEV_NETWORK_DIRS"
 #define LINK_FILE_MAX (1024 * 1024) /* bigger .link files are refused */
 #define LINK_LINE_MAX (1024 * 1024) /* systemd's LONG_LINE_MAX */
+/* how many ignored keys (link-config.c's tables) link_config.warned can hold */
+#define LINK_IGNORED_KEYS_MAX 128
 #define IFNAMSIZ_MAX 16
 #define ALTIFNAMSIZ_MAX 128
 #define IFALIAS_MAX 256
@@ -90,7 +93,9 @@ struct link_config {
         strv_t properties;              /* Property=: "KEY=VALUE", one per key, in order */
         strv_t import_properties;       /* ImportProperty=: names */
         strv_t unset_properties;        /* UnsetProperty=: names */
-        unsigned warned;                /* ignored-key warnings given for this file */
+        /* ignored keys already reported for this file and its drop-ins: one
+         * bit per entry of link-config.c's tables of ignored keys */
+        uint32_t warned[LINK_IGNORED_KEYS_MAX / 32];
         strv_t dropins;                 /* the drop-in files read, in order (NULL: none) */
         struct link_config *next;
 };

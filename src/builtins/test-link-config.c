@@ -4,8 +4,10 @@
  * kernel command line, naming schemes) and of the .link loader and matcher
  * (link-config): search path override by $TUDEV_NETWORK_DIRS, basename
  * override, masking, drop-ins, systemd's parser rules, conditions, [Match]
- * semantics, reload fingerprint, concurrent loading. */
+ * semantics, the messages for ignored keys, reload fingerprint, concurrent
+ * loading. */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
@@ -259,6 +261,13 @@ static void setup_tree(void)
                    "ImportProperty=OLD1 ACTION OLD2 bad-name\n"
                    "UnsetProperty=U1\nUnsetProperty=\nUnsetProperty=U2 SEQNUM\n"
                    "ReceivePacketSteeringCPUMask=all\nReceivePacketSteeringCPUMask=0-1\n");
+        /* keys tudev parses and does not apply (test_ignored_keys) */
+        write_file(dir_etc, "85-ignored.link",
+                   "[Match]\nOriginalName=ign*\n[Link]\nWakeOnLan=magic\nDuplex=full\n"
+                   "WakeOnLan=off\nReceivePacketSteeringCPUMask=all\nName=ign0\n"
+                   "[SR-IOV]\nVLANId=5\nMACAddress=02:00:00:00:00:01\nVLANId=6\n");
+        write_file(dir_etc, "85-ignored.link.d/10-more.conf",
+                   "[Link]\nWakeOnLan=phy\nMDI=auto\nReceivePacketSteeringCPUMask=0\n");
         write_file(dir_etc, "not-a-link.conf", "[Match]\nOriginalName=*\n");
         write_file(dir_etc, ".hidden.link", "[Match]\nOriginalName=*\n");
 }
@@ -268,7 +277,8 @@ static void test_load(void)
         struct link_config_set s = { 0 };
         const struct link_config *c;
         const char *order[] = { "10-a.link", "30-dropin.link", "50-syntax.link",
-                                "60-cond.link", "70-reset.link", "80-props.link" };
+                                "60-cond.link", "70-reset.link", "80-props.link",
+                                "85-ignored.link" };
         size_t n = 0;
 
         setenv("SYSTEMD_PROC_CMDLINE", "quiet tudev.yes", 1);
@@ -342,7 +352,7 @@ static void test_load(void)
         ASSERT_TRUE(!c->import_properties[2]);
         ASSERT_STREQ(c->unset_properties[0], "U2"); /* the empty one reset the list */
         ASSERT_TRUE(!c->unset_properties[1]);
-        ASSERT_EQ(c->warned, 1u); /* one info message for the two RPS lines */
+        ASSERT_EQ(c->warned[0], 1u); /* one info message for the two RPS lines */
         link_config_set_free(&s);
 
         /* the other condition holds without the word */
@@ -362,6 +372,85 @@ static const char *prop(void *userdata, const char *key)
 {
         (void)userdata;
         return streq(key, "ID_BUS") ? "usb" : streq(key, "ID_X") ? "a b" : NULL;
+}
+
+static unsigned count_bits(const uint32_t *w, size_t n)
+{
+        unsigned bits = 0;
+
+        for (size_t i = 0; i < n; i++)
+                for (uint32_t v = w[i]; v; v &= v - 1)
+                        bits++;
+        return bits;
+}
+
+static size_t count_substr(const char *hay, const char *needle)
+{
+        size_t n = 0;
+
+        for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+                n++;
+        return n;
+}
+
+/* Each key tudev parses and ignores gives one info message per file (its
+ * drop-ins included) naming file:line and the key; repeats are quiet. */
+static void test_ignored_keys(void)
+{
+        struct link_config_set s = { 0 };
+        const struct link_config *c;
+        char tmpl[] = "/tmp/tudev-link-log-XXXXXX", out[8192], want[PATH_MAX + 128];
+        int fd = mkostemp(tmpl, O_CLOEXEC), saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+        ssize_t n;
+        struct {
+                const char *dir, *file;
+                unsigned line;
+                const char *key;
+        } msgs[] = {
+                { dir_etc, "85-ignored.link", 4, "WakeOnLan= in [Link] is" },
+                { dir_etc, "85-ignored.link", 5, "Duplex= in [Link] is" },
+                { dir_etc, "85-ignored.link", 7,
+                  "ReceivePacketSteeringCPUMask= in [Link] (systemd 256) is" },
+                { dir_etc, "85-ignored.link", 10, "VLANId= in [SR-IOV] is" },
+                { dir_etc, "85-ignored.link", 11, "MACAddress= in [SR-IOV] is" },
+                { dir_etc, "85-ignored.link.d/10-more.conf", 3, "MDI= in [Link] is" },
+                /* the other files' ignored keys */
+                { dir_etc, "50-syntax.link", 29, "WakeOnLan= in [Link] is" },
+                { dir_etc, "50-syntax.link", 31, "Trust= in [SR-IOV] is" },
+                { dir_etc, "80-props.link", 10,
+                  "ReceivePacketSteeringCPUMask= in [Link] (systemd 256) is" },
+        };
+
+        ASSERT_TRUE(fd >= 0 && saved >= 0);
+        ASSERT_EQ(unlink(tmpl), 0);
+        fflush(stderr);
+        ASSERT_EQ(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+        log_set_max_level(LOG_INFO);
+        ASSERT_EQ(link_config_load(&s), 0);
+        log_set_max_level(LOG_CRIT);
+        ASSERT_EQ(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+        close(saved);
+        n = pread(fd, out, sizeof(out) - 1, 0);
+        close(fd);
+        ASSERT_TRUE(n > 0);
+        out[n] = '\0';
+
+        for (size_t i = 0; i < ARRAY_SIZE(msgs); i++) {
+                snprintf(want, sizeof(want), "%s/%s:%u: %s not applied by tudev, ignoring.",
+                         msgs[i].dir, msgs[i].file, msgs[i].line, msgs[i].key);
+                if (count_substr(out, want) != 1)
+                        fprintf(stderr, "want once: %s\ngot:\n%s", want, out);
+                ASSERT_EQ(count_substr(out, want), 1u);
+        }
+        /* no other message says "not applied": none for the repeated
+         * WakeOnLan=, VLANId= and ReceivePacketSteeringCPUMask= */
+        ASSERT_EQ(count_substr(out, "not applied by tudev"), ARRAY_SIZE(msgs));
+        ASSERT_EQ(count_substr(out, "85-ignored.link:8:"), 0u); /* Name= is applied */
+
+        c = find(&s, "85-ignored.link");
+        ASSERT_STREQ(c->name, "ign0");
+        ASSERT_EQ(count_bits(c->warned, ARRAY_SIZE(c->warned)), 6u); /* msgs[0..5] */
+        link_config_set_free(&s);
 }
 
 static void test_match(void)
@@ -471,6 +560,7 @@ int main(void)
         TEST_RUN(test_naming_schemes);
         TEST_RUN(test_specifiers);
         TEST_RUN(test_load);
+        TEST_RUN(test_ignored_keys);
         TEST_RUN(test_match);
         TEST_RUN(test_concurrent_loads);
         TEST_RUN(test_fingerprint);
