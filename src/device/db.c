@@ -43,13 +43,15 @@ static bool id_is_valid(const char *id)
 
 static bool has_newline(const char *s) { return strpbrk(s, "\n\r") != NULL; }
 
-/* sd-device refuses tags with ':' or ' ' (they would break TAGS=). */
+/* sd-device 252 refuses tags with ':' or ' ' (they would break TAGS=), but
+ * not the empty tag of TAG+="": it is stored ("G:", "Q:") and read back. */
 static bool tag_is_valid(const char *t)
 {
-        return t && *t && !strpbrk(t, ": \n\r");
+        return t && !strpbrk(t, ": \n\r");
 }
 
-/* The tag index additionally needs a usable directory name. */
+/* The tag index additionally needs a usable directory name; the empty tag has
+ * none: its entry is <run>/tags/<id> itself (see tag_path()). */
 static bool tag_is_indexable(const char *t)
 {
         return tag_is_valid(t) && t[0] != '.' && !strchr(t, '/');
@@ -523,9 +525,12 @@ int db_delete(const char *run_dir, const char *id)
 
 /* ---------------------------------------------------------------- tags */
 
+/* <run>/tags/<tag>/<id>. sd-device 252 joins "/run/udev/tags/", tag, "/", id
+ * as strings, so the empty tag's entry is the file <run>/tags/<id>. */
 static int tag_path(char *buf, size_t size, const char *run_dir, const char *tag, const char *id)
 {
-        int n = snprintf(buf, size, "%s/tags/%s/%s", run_dir, tag, id);
+        int n = tag[0] ? snprintf(buf, size, "%s/tags/%s/%s", run_dir, tag, id)
+                       : snprintf(buf, size, "%s/tags/%s", run_dir, id);
 
         if (n < 0 || (size_t)n >= size)
                 return -ENAMETOOLONG;

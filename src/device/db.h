@@ -11,8 +11,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_FILE_MAX (1024 * 1024) /* larger files are refused when read */
-#define DB_ENTRIES_MAX 4096       /* per list */
+/* Bounds of one record, for reading and writing alike (what tudev writes it
+ * can read back, so a device's links and tags are always removed later).
+ * systemd 252 has none when writing and reads up to 64 MiB. A record's lists
+ * grow only by rule tokens, each of which runs at most once per event (GOTO
+ * jumps forward), and by the previous record; real devices carry a few
+ * dozen entries. The bounds make room for far more than any rules set
+ * gives: 65,536 entries per list (10,000 TAG+= rules are 10,000 tags),
+ * and 8 MiB of text, which holds 10,000 tags of 255 bytes (the longest
+ * name the tag index can hold) in both their G: and Q: lines (5.2 MB) with
+ * room for links and properties. A reader holds the file about three times
+ * (bytes, copy, lists) for the length of one event: 24 MiB at worst, only
+ * for a record that large; a file beyond the bound, which only something
+ * other than udev can write, is refused whole. */
+#define DB_FILE_MAX (8 * 1024 * 1024)
+#define DB_ENTRIES_MAX 65536 /* per list */
 
 /* A string list with an owned array of owned strings. */
 struct strlist {
@@ -61,7 +74,7 @@ int db_parse(const char *data, size_t len, struct db_record *r);
  * otherwise the file is deleted. Line order: S, L, I, E, G, Q, V:1 — S:/L: only
  * if has_devnum (major > 0). Values containing '\n' are refused (-EINVAL).
  * Also -EINVAL: '\r' anywhere, empty devlink, property without "KEY=", tag
- * empty or with ':' or ' ', id not a plain file name. '.'-prefixed properties
+ * with ':' or ' ', id not a plain file name. '.'-prefixed properties
  * are never written (and do not count as content). -E2BIG: a list longer than
  * DB_ENTRIES_MAX; -EFBIG: content larger than DB_FILE_MAX. When the write
  * fails, the old file is unlinked too (a stale record is worse than none). */

@@ -503,7 +503,7 @@ static void test_garbage_lines(void)
         }
 }
 
-/* A 1 MiB file of DB_ENTRIES_MAX distinct entries followed by repeats: every
+/* A DB_FILE_MAX file of DB_ENTRIES_MAX distinct entries followed by repeats: every
  * repeat used to scan the whole list (seconds per file, found while writing
  * the db_parse() fuzz target); with hash indexes it is linear. The order
  * rules stay: a replaced property moves to the end, lists keep first
@@ -514,10 +514,10 @@ static char *repeat_file(const char *const *kinds, const char *repeat, size_t *r
         size_t n = 0;
 
         ASSERT_TRUE(buf);
-        /* kinds: "E:K" -> "E:K0000=v\n" ..., "S:l" -> "S:l0000\n" ... */
+        /* kinds: "E:K" -> "E:K00000=v\n" ..., "S:l" -> "S:l00000\n" ... */
         for (int i = 0; i < DB_ENTRIES_MAX + 1; i++)
                 for (size_t k = 0; kinds[k]; k++)
-                        n += (size_t)snprintf(buf + n, DB_FILE_MAX + 1 - n, "%s%04d%s\n",
+                        n += (size_t)snprintf(buf + n, DB_FILE_MAX + 1 - n, "%s%05d%s\n",
                                               kinds[k], i, kinds[k][0] == 'E' ? "=v" : "");
         while (n + strlen(repeat) <= DB_FILE_MAX) {
                 memcpy(buf + n, repeat, strlen(repeat));
@@ -546,24 +546,26 @@ static void test_large_files(void)
         ASSERT_EQ(db_parse(order, strlen(order), &back), 0);
         assert_list(&back.properties, LIST("A=3", "C=4", "B=5"));
 
-        buf = repeat_file(LIST("E:K"), "E:K4095=w\nE:K0001=\nE:K0001=x\n", &len);
+        /* the names below are those of DB_ENTRIES_MAX = 65536 */
+        _Static_assert(DB_ENTRIES_MAX == 65536, "update the names in test_large_files");
+        buf = repeat_file(LIST("E:K"), "E:K65535=w\nE:K00001=\nE:K00001=x\n", &len);
         t = timed_parse(buf, len, &back);
         ASSERT_EQ(back.properties.n, DB_ENTRIES_MAX);
-        ASSERT_STREQ(back.properties.items[0], "K0000=v");
-        ASSERT_STREQ(back.properties.items[1], "K0002=v");
-        ASSERT_STREQ(back.properties.items[DB_ENTRIES_MAX - 2], "K4095=w");
-        ASSERT_STREQ(back.properties.items[DB_ENTRIES_MAX - 1], "K0001=x");
-        ASSERT_TRUE(!strlist_contains(&back.properties, "K4096=v")); /* over the limit */
+        ASSERT_STREQ(back.properties.items[0], "K00000=v");
+        ASSERT_STREQ(back.properties.items[1], "K00002=v");
+        ASSERT_STREQ(back.properties.items[DB_ENTRIES_MAX - 2], "K65535=w");
+        ASSERT_STREQ(back.properties.items[DB_ENTRIES_MAX - 1], "K00001=x");
+        ASSERT_TRUE(!strlist_contains(&back.properties, "K65536=v")); /* over the limit */
         free(buf);
 
-        buf = repeat_file(LIST("S:l", "Q:t"), "S:l4095\nQ:t0007\nG:t4095\n", &len);
+        buf = repeat_file(LIST("S:l", "Q:t"), "S:l65535\nQ:t00007\nG:t65535\n", &len);
         t = MAX(t, timed_parse(buf, len, &back));
         ASSERT_EQ(back.devlinks.n, DB_ENTRIES_MAX);
         ASSERT_EQ(back.tags.n, DB_ENTRIES_MAX);
         ASSERT_EQ(back.current_tags.n, DB_ENTRIES_MAX);
-        ASSERT_STREQ(back.devlinks.items[DB_ENTRIES_MAX - 1], "l4095");
-        ASSERT_STREQ(back.current_tags.items[7], "t0007");
-        ASSERT_TRUE(!strlist_contains(&back.tags, "t4096"));
+        ASSERT_STREQ(back.devlinks.items[DB_ENTRIES_MAX - 1], "l65535");
+        ASSERT_STREQ(back.current_tags.items[7], "t00007");
+        ASSERT_TRUE(!strlist_contains(&back.tags, "t65536"));
         free(buf);
         db_record_clear(&back);
 
@@ -576,7 +578,7 @@ static void test_large_files(void)
         free(buf);
         db_record_clear(&back);
         if (getenv("TEST_DB_TIMES") || t > 8 * base + 20 * USEC_PER_MSEC)
-                fprintf(stderr, "1 MiB: %" PRIu64 " ms CPU, baseline %" PRIu64 " ms ",
+                fprintf(stderr, "DB_FILE_MAX: %" PRIu64 " ms CPU, baseline %" PRIu64 " ms ",
                         t / 1000, base / 1000);
         ASSERT_TRUE(t <= 8 * base + 20 * USEC_PER_MSEC);
 }
@@ -647,7 +649,7 @@ static void test_limits_and_errors(void)
         {
                 static const char *const bad_props[] = { "NOEQ", "=x", "A=b\nE:EVIL=1", "A=\r" };
                 static const char *const bad_links[] = { "", "a\nb", "a\r" };
-                static const char *const bad_tags[] = { "", "a b", "a:b", "a\n" };
+                static const char *const bad_tags[] = { "a b", "a:b", "a\n" };
 
                 for (size_t i = 0; i < ARRAY_SIZE(bad_props); i++) {
                         struct db_record t = {};
@@ -713,7 +715,7 @@ static void test_tag_index(void)
 
         /* invalid tags are refused, the valid ones still handled */
         strlist_clear(&cur);
-        add_all(&cur, LIST("a/b", ".hidden", "", "good", ".."));
+        add_all(&cur, LIST("a/b", ".hidden", "good", ".."));
         ASSERT_EQ(tags_index_update(root, "c13:64", NULL, &cur), -EINVAL);
         ASSERT_TRUE(exists("tags/good/c13:64"));
         ASSERT_TRUE(!exists("tags/.hidden"));
@@ -731,6 +733,77 @@ static void test_tag_index(void)
 
         strlist_clear(&old);
         strlist_clear(&cur);
+}
+
+/* The empty tag (TAG+="" in systemd 252): "G:" and "Q:" lines, read back,
+ * and its index entry is <run>/tags/<id>, as sd-device's string join makes
+ * it. */
+static void test_empty_tag(void)
+{
+        struct db_record r = {}, back = {};
+        size_t len;
+        char *data;
+
+        add_all(&r.tags, LIST("foo", ""));
+        add_all(&r.current_tags, LIST("foo", ""));
+        ASSERT_EQ(db_write(root, "b8:16", &r, true, false), 0);
+        data = slurp("data/b8:16", &len);
+        ASSERT_STREQ(data, "G:foo\nG:\nQ:foo\nQ:\nV:1\n");
+        free(data);
+        ASSERT_EQ(db_read(root, "b8:16", &back), 0);
+        assert_list(&back.tags, LIST("foo", ""));
+        assert_list(&back.current_tags, LIST("foo", ""));
+        db_record_clear(&back);
+
+        /* the empty tag alone is still content */
+        db_record_clear(&r);
+        add_all(&r.tags, LIST(""));
+        ASSERT_EQ(db_write(root, "+misc:x", &r, false, false), 0);
+        data = slurp("data/+misc:x", &len);
+        ASSERT_STREQ(data, "G:\nV:1\n");
+        free(data);
+
+        ASSERT_EQ(tags_index_update(root, "b8:16", NULL, &r.tags), 0);
+        ASSERT_TRUE(exists("tags/b8:16"));
+        ASSERT_EQ(mode_of("tags/b8:16"), 0444);
+        ASSERT_EQ(tags_index_remove(root, "b8:16", &r.tags), 0);
+        ASSERT_TRUE(!exists("tags/b8:16"));
+        ASSERT_TRUE(exists("tags")); /* the directory stays */
+        db_record_clear(&r);
+}
+
+/* 10,000 tags (10,000 TAG+= rules; systemd 252 writes the record): written
+ * whole, read back whole (links included, so a later remove finds them), and
+ * indexed and unindexed. */
+static void test_many_tags(void)
+{
+        struct db_record r = {}, back = {};
+        char tag[32];
+
+        add_all(&r.devlinks, LIST("disk/by-x/many"));
+        for (int i = 0; i < 10000; i++) {
+                snprintf(tag, sizeof(tag), "tag-%d", i);
+                ASSERT_EQ(strlist_add(&r.tags, tag), 0);
+                ASSERT_EQ(strlist_add(&r.current_tags, tag), 0);
+        }
+        ASSERT_EQ(db_write(root, "b8:32", &r, true, false), 0);
+        ASSERT_EQ(db_read(root, "b8:32", &back), 0);
+        assert_list(&back.devlinks, LIST("disk/by-x/many"));
+        ASSERT_EQ(back.tags.n, 10000);
+        ASSERT_EQ(back.current_tags.n, 10000);
+        ASSERT_STREQ(back.tags.items[0], "tag-0");
+        ASSERT_STREQ(back.tags.items[9999], "tag-9999");
+        ASSERT_STREQ(back.current_tags.items[9999], "tag-9999");
+
+        ASSERT_EQ(tags_index_update(root, "b8:32", NULL, &back.tags), 0);
+        ASSERT_TRUE(exists("tags/tag-0/b8:32"));
+        ASSERT_TRUE(exists("tags/tag-9999/b8:32"));
+        ASSERT_EQ(tags_index_remove(root, "b8:32", &back.tags), 0);
+        ASSERT_TRUE(!exists("tags/tag-0/b8:32"));
+        ASSERT_TRUE(!exists("tags/tag-9999/b8:32"));
+        ASSERT_EQ(db_delete(root, "b8:32"), 0);
+        db_record_clear(&back);
+        db_record_clear(&r);
 }
 
 static int rm_rf(const char *path)
@@ -851,6 +924,8 @@ int main(void)
         TEST_RUN(test_large_files);
         TEST_RUN(test_limits_and_errors);
         TEST_RUN(test_tag_index);
+        TEST_RUN(test_empty_tag);
+        TEST_RUN(test_many_tags);
         TEST_RUN(test_write_changed);
 
         assert_no_temp_files("data");

@@ -395,13 +395,19 @@ int udev_event_execute(struct udev_event *ev, const struct rules *rules)
 int udev_event_join_list(const struct strlist *l, const char *sep, bool colons, char *buf,
                          size_t size)
 {
-        size_t o = 0;
+        size_t o = 0, n = 0;
 
         if (size < 1)
                 return -ENOBUFS;
         buf[0] = '\0';
-        if (l->n == 0)
+        /* Empty items (the empty tag of TAG+="") are left out, as sd-device's
+         * set_strjoin() does; a list of only empty items gives "" (v252
+         * crashes on that one). */
+        for (size_t i = 0; i < l->n; i++)
+                n += l->items[i][0] != '\0';
+        if (n == 0)
                 return 0;
+        n = 0;
         if (colons) {
                 if (size < 2)
                         return -ENOBUFS;
@@ -409,8 +415,12 @@ int udev_event_join_list(const struct strlist *l, const char *sep, bool colons, 
                 buf[o] = '\0';
         }
         for (size_t i = 0; i < l->n; i++) {
-                int w = snprintf(buf + o, size - o, "%s%s%s", !colons && i > 0 ? sep : "",
-                                 l->items[i], colons ? ":" : "");
+                int w;
+
+                if (l->items[i][0] == '\0')
+                        continue;
+                w = snprintf(buf + o, size - o, "%s%s%s", !colons && n++ > 0 ? sep : "",
+                             l->items[i], colons ? ":" : "");
                 if (w < 0 || (size_t)w >= size - o)
                         return -ENOBUFS;
                 o += (size_t)w;

@@ -1178,10 +1178,11 @@ static void assign_ids(struct exec_state *x, const struct token *t)
         }
 }
 
+/* v252 checks only the characters, so the empty string is a tag: TAG+=""
+ * adds it, TAGS=="a||b", "|a" and "a|" then match it, and it is stored as
+ * "G:"/"Q:" lines and indexed (see device/db.c). */
 static bool tag_valid(const char *s)
 {
-        if (!*s)
-                return false;
         for (; *s; s++)
                 if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_')
                         return false;

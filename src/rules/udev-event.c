@@ -193,27 +193,45 @@ const char *udev_event_get_property(const struct udev_event *ev, const char *key
 
 /* ------------------------------------------------------------ environment */
 
-/* Length of "KEY=" + items joined (sep between, wrap: sep around) + NUL;
- * 0 if the list is empty. */
+/* Items of a list that go into its property: all but empty ones (the empty
+ * tag), which sd-device leaves out when it joins a list. */
+static size_t joined_count(const struct strlist *l)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < l->n; i++)
+                n += l->items[i][0] != '\0';
+        return n;
+}
+
+/* Length of "KEY=" + non-empty items joined (sep between, wrap: sep around)
+ * + NUL; 0 if there is none. */
 static size_t joined_len(const char *key, const struct strlist *l, bool wrap)
 {
-        size_t n;
+        size_t n, k = 0;
 
-        if (l->n == 0)
+        if (joined_count(l) == 0)
                 return 0;
         n = strlen(key) + 1 + (wrap ? 2 : 0) + 1;
-        for (size_t i = 0; i < l->n; i++)
-                n += strlen(l->items[i]) + (i > 0);
+        for (size_t i = 0; i < l->n; i++) {
+                if (l->items[i][0] == '\0')
+                        continue;
+                n += strlen(l->items[i]) + (k++ > 0);
+        }
         return n;
 }
 
 static char *put_joined(char *p, const char *key, const struct strlist *l, char sep, bool wrap)
 {
+        size_t k = 0;
+
         p = stpcpy(stpcpy(p, key), "=");
         if (wrap)
                 *p++ = sep;
         for (size_t i = 0; i < l->n; i++) {
-                if (i > 0)
+                if (l->items[i][0] == '\0')
+                        continue;
+                if (k++ > 0)
                         *p++ = sep;
                 p = stpcpy(p, l->items[i]);
         }
@@ -253,7 +271,7 @@ char **udev_event_build_env(const struct udev_event *ev)
                 n++;
         }
         for (size_t i = 0; i < n_extra; i++) {
-                if (proplist_get(&ev->props, extra[i].key) || extra[i].list->n == 0)
+                if (proplist_get(&ev->props, extra[i].key) || joined_count(extra[i].list) == 0)
                         continue;
                 size += joined_len(extra[i].key, extra[i].list, extra[i].wrap);
                 n++;
@@ -277,7 +295,7 @@ char **udev_event_build_env(const struct udev_event *ev)
                            ev->props.items[i].value) + 1;
         }
         for (size_t i = 0; i < n_extra; i++) {
-                if (proplist_get(&ev->props, extra[i].key) || extra[i].list->n == 0)
+                if (proplist_get(&ev->props, extra[i].key) || joined_count(extra[i].list) == 0)
                         continue;
                 envp[n++] = p;
                 p = put_joined(p, extra[i].key, extra[i].list, extra[i].sep, extra[i].wrap);

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/fs.h>
 #include <sys/file.h>
@@ -73,9 +74,22 @@ static void nulstr_emit(const char *key, const char *value, void *userdata)
 static int send_nulstr(struct broadcaster *bc, const struct uevent *ev, struct nulstr *n,
                        const struct strlist *tags, int error)
 {
-        const char *tagv[DB_ENTRIES_MAX + 1];
-        size_t nt = tags ? MIN(tags->n, (size_t)DB_ENTRIES_MAX) : 0;
+        /* The tags feed the message's 64-bit bloom filter. A device has a
+         * few; a large list (10,000 TAG+= rules) goes into a heap array
+         * rather than a stack frame sized for the worst case. If that
+         * allocation fails, the first 63 feed the filter; with 4 bits per
+         * tag they leave one of the 64 unset only by a rare chance. */
+        const char *small[64], **tagv = small, **big = NULL;
+        size_t nt = tags ? tags->n : 0;
+        int r;
 
+        if (nt >= ARRAY_SIZE(small)) {
+                big = malloc((nt + 1) * sizeof(*big));
+                if (big)
+                        tagv = big;
+                else
+                        nt = ARRAY_SIZE(small) - 1;
+        }
         if (error)
                 add_failure_props(n, -error);
         if (n->overflow)
@@ -84,8 +98,10 @@ static int send_nulstr(struct broadcaster *bc, const struct uevent *ev, struct n
         for (size_t i = 0; i < nt; i++)
                 tagv[i] = tags->items[i];
         tagv[nt] = NULL;
-        return broadcaster_send(bc, ev->subsystem, ev->devtype, nt > 0 ? tagv : NULL, n->buf,
-                                n->len);
+        r = broadcaster_send(bc, ev->subsystem, ev->devtype, nt > 0 ? tagv : NULL, n->buf,
+                             n->len);
+        free(big);
+        return r;
 }
 
 /* The processed device: every property of the event, then USEC_INITIALIZED,
