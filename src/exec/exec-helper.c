@@ -35,6 +35,7 @@ struct child {
         uint64_t id;
         pid_t pid;
         int pidfd;
+        int stat_fd;              /* /proc/PID/stat, for the program limit; -1: none */
         int reply_fd;
         int timeout_signal;
         uint64_t start_usec;
@@ -95,6 +96,7 @@ static void remove_child(struct helper *h, struct child *c)
 {
         (void)epoll_ctl(h->epfd, EPOLL_CTL_DEL, c->pidfd, NULL);
         c->pidfd = safe_close(c->pidfd);
+        c->stat_fd = safe_close(c->stat_fd);
         c->reply_fd = safe_close(c->reply_fd);
         if (c->prev)
                 c->prev->next = c->next;
@@ -182,6 +184,16 @@ static int start_child(struct helper *h, const struct exec_msg_request_view *v, 
                 return pid;
         }
         c->pid = pid;
+        c->stat_fd = -1;
+        if (h->program_limit > 0) {
+                /* Opened once and read again at offset 0 each time: the
+                 * process cannot be reaped (nor its PID reused) before
+                 * reap_child(), which closes it. */
+                char path[64];
+
+                snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+                c->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+        }
         struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
         if (epoll_ctl(h->epfd, EPOLL_CTL_ADD, c->pidfd, &ev) < 0) {
                 r = -errno;
@@ -191,6 +203,7 @@ static int start_child(struct helper *h, const struct exec_msg_request_view *v, 
                        errno == EINTR)
                         ;
                 safe_close(c->pidfd);
+                safe_close(c->stat_fd);
                 free(c);
                 return r;
         }
@@ -214,16 +227,12 @@ static int start_child(struct helper *h, const struct exec_msg_request_view *v, 
  * or waiting for a CPU). A program that cannot be looked at counts. */
 static bool child_runnable(const struct child *c)
 {
-        char path[64], buf[512];
+        char buf[512];
         ssize_t n;
-        int fd;
 
-        snprintf(path, sizeof(path), "/proc/%d/stat", (int)c->pid);
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
+        if (c->stat_fd < 0)
                 return true;
-        n = read(fd, buf, sizeof(buf) - 1);
-        safe_close(fd);
+        n = pread(c->stat_fd, buf, sizeof(buf) - 1, 0);
         if (n <= 0)
                 return true;
         buf[n] = '\0';

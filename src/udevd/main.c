@@ -47,6 +47,15 @@ unsigned udevd_default_children_max(void)
         return MIN(n, (unsigned)UDEVD_CHILDREN_MAX_LIMIT);
 }
 
+/* Two runnable programs per CPU: the exec helper sees a program's state only
+ * when it looks (a request, a program's end, every millisecond while it
+ * holds one), so with one per CPU a CPU idles whenever its program blocks
+ * briefly or is being replaced; a second one takes over at once. */
+static unsigned udevd_default_program_limit(void)
+{
+        return MIN(2 * udevd_cpus(), (unsigned)EXEC_PROGRAM_LIMIT_MAX);
+}
+
 static void help(void)
 {
         printf("udevd [OPTIONS...]\n\n"
@@ -62,7 +71,7 @@ static void help(void)
                "                              When to resolve users and groups\n"
                "     --timeout-signal=SIGNAL  Signal for timed-out programs\n"
                "     --program-limit=N        Programs running on the CPUs at once\n"
-               "                              (default: the number of CPUs; 0: no limit)\n"
+               "                              (default: twice the number of CPUs; 0: no limit)\n"
                "     --kernel-broadcast       Also send each processed event in the kernel's\n"
                "                              format to netlink groups 4 (libudev-zero)\n"
                "     --ready-fd=N             Write a newline to fd N once ready (s6 style)\n"
@@ -385,7 +394,7 @@ int main(int argc, char *argv[])
                 .exec_delay_usec = settings.exec_delay_usec,
                 .helper_log_level = log_get_max_level(),
                 .program_limit = settings.program_limit >= 0 ? (unsigned)settings.program_limit
-                                                             : udevd_cpus(),
+                                                             : udevd_default_program_limit(),
         };
         r = exec_client_new(&exec_cfg, &settings.exec);
         if (r < 0) {

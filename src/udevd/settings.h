@@ -35,7 +35,7 @@ struct udevd_settings {
         bool debug;
         unsigned children_max;          /* 0 = automatic */
         /* --program-limit=N: runnable programs at once (exec/exec-helper.h);
-         * -1 = automatic (udevd_cpus()), 0 = no limit */
+         * -1 = automatic (2 per CPU, main.c), 0 = no limit */
         int program_limit;
         uint64_t event_timeout_usec;    /* default 180 s */
         uint64_t exec_delay_usec;       /* sleep before each RUN program (exec-client.h) */

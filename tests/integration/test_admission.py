@@ -11,6 +11,7 @@ soon as they are all there, and gives up only after a generous timeout that
 only a failing run reaches."""
 
 import os
+import pytest
 import time
 
 from test_rules_daemon import write_rules
@@ -167,7 +168,7 @@ echo "end $2" >> "$d/log"
 '''
 
 
-def spin_storm(tmp_path, udevd_factory, net, prefix, limit):
+def spin_storm(tmp_path, udevd_factory, net, prefix, limit, pairs=2):
     state = tmp_path / "state"
     os.makedirs(str(state))
     script = tmp_path / "spin.sh"
@@ -175,8 +176,9 @@ def spin_storm(tmp_path, udevd_factory, net, prefix, limit):
     rdir = tmp_path / "rules"
     write_rules(rdir, 'SUBSYSTEM=="net", ACTION=="add", KERNEL=="%s*", '
                 'RUN+="/bin/sh %s %s $name"\n' % (prefix, script, state))
-    udevd_factory("--children-max=16", "--program-limit=%d" % limit, "--rules-dir=%s" % rdir)
-    paths = add_veths(net, prefix, 2)
+    limit_args = [] if limit is None else ["--program-limit=%d" % limit]
+    udevd_factory("--children-max=16", *limit_args, "--rules-dir=%s" % rdir)
+    paths = add_veths(net, prefix, pairs)
     return state, paths
 
 
@@ -212,3 +214,21 @@ def test_program_limit_zero_is_no_limit(tmp_path, udevd_factory, net, kernel_mon
     wait_broadcast(kernel_mon, udev_mon, paths)
     lines = log_lines(state)
     assert [l.split()[0] for l in lines] == ["start"] * 4 + ["end"] * 4, lines
+
+
+def test_program_limit_default_is_two_per_cpu(tmp_path, udevd_factory, net, kernel_mon,
+                                              udev_mon):
+    """No --program-limit: of 2 x CPUs + 2 spinning programs, 2 x CPUs run;
+    the other two start once two have ended."""
+    cpus = len(os.sched_getaffinity(0))
+    if 2 * cpus + 2 > 16:
+        pytest.skip("%d CPUs: more programs than --children-max=16 events" % cpus)
+    state, paths = spin_storm(tmp_path, udevd_factory, net, "pd", None, pairs=cpus + 1)
+    assert wait_until(lambda: len(log_lines(state)) >= 2 * cpus, timeout=60), log_lines(state)
+    time.sleep(0.5)  # time enough for the last two to start, were they not held
+    assert len(log_lines(state)) == 2 * cpus, log_lines(state)
+    (state / "stop").touch()
+    wait_broadcast(kernel_mon, udev_mon, paths)
+    lines = log_lines(state)
+    assert len(lines) == 2 * (2 * cpus + 2), lines
+    assert [l.split()[0] for l in lines[:2 * cpus]] == ["start"] * (2 * cpus), lines
