@@ -268,6 +268,17 @@ check-spdx:
 check-docs-refs:
 	tools/check-docs-refs
 
+# Man pages: groff lints each (any warning fails) and every long option of
+# udevd's and udevadm's option tables is in its page (tools/check-man-options).
+check-man:
+	@command -v groff >/dev/null || \
+	  { echo "check-man: groff missing (Debian: groff-base, tools/install-deps)"; exit 1; }
+	$(Q)set -e; for m in $(sort $(wildcard man/*.[1-8])); do \
+	  echo "  MAN     $$m"; \
+	  w=$$(LC_ALL=C.UTF-8 groff -ww -z -man -Tutf8 "$$m" 2>&1); \
+	  if [ -n "$$w" ]; then echo "$$w"; exit 1; fi; done
+	tools/check-man-options
+
 # The boot test (tools/boot-test): a Debian 12 guest under QEMU booted with
 # Debian's udev and with tudev as its only udev, compared device by device.
 # Needs root, mmdebstrap, QEMU and Debian's archive (the first run builds
@@ -276,7 +287,7 @@ BOOT_TEST_ARGS ?=
 check-boot:
 	tools/boot-test --build $(O) $(BOOT_TEST_ARGS)
 
-check: check-spdx check-docs-refs check-musl check-one check-boot check-bench-smoke check-asan check-tsan check-valgrind check-fuzz
+check: check-spdx check-docs-refs check-man check-musl check-one check-boot check-bench-smoke check-asan check-tsan check-valgrind check-fuzz
 	@echo "all test configurations passed"
 
 # ---------------------------------------------------------------- install
