@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -31,6 +32,7 @@ struct ctrl_server {
         char *path;
         int listen_fd;
         bool accepting;
+        bool passed; /* the service manager's socket: its path is never unlinked */
         dev_t dev; /* the socket inode bound at `path` */
         ino_t ino;
         struct ctrl_conn conns[CTRL_CONN_MAX];
@@ -242,6 +244,70 @@ static void on_listen(struct loop *l, int fd, uint32_t revents, void *userdata)
         *slot = (struct ctrl_conn){ .fd = cfd, .accepted_usec = now, .active_usec = now };
 }
 
+static struct ctrl_server *server_alloc(struct loop *loop, const char *path,
+                                        const struct ctrl_server_ops *ops)
+{
+        struct ctrl_server *s = calloc(1, sizeof(*s));
+
+        if (!s)
+                return NULL;
+        s->loop = loop;
+        s->ops = *ops;
+        s->accepting = true;
+        s->listen_fd = -1;
+        for (size_t i = 0; i < CTRL_CONN_MAX; i++)
+                s->conns[i].fd = -1;
+        s->path = strdup(path);
+        if (!s->path) {
+                free(s);
+                return NULL;
+        }
+        return s;
+}
+
+int ctrl_server_adopt(struct loop *loop, const char *path, int fd,
+                      const struct ctrl_server_ops *ops, struct ctrl_server **ret)
+{
+        struct ctrl_server *s;
+        struct stat st;
+        int flags, r;
+
+        if (fd < 0)
+                return -EBADF;
+        s = server_alloc(loop, path, ops);
+        if (!s) {
+                safe_close(fd);
+                return -ENOMEM;
+        }
+        s->listen_fd = fd;
+        s->passed = true;
+        flags = fcntl(fd, F_GETFL);
+        if (flags < 0 || (!(flags & O_NONBLOCK) && fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) ||
+            setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &(int){ 1 }, sizeof(int)) < 0) {
+                r = log_error_errno(errno, "Failed to set up the passed control socket: %m");
+                goto fail;
+        }
+        /* The inode the service manager bound at the path, to tell at exit
+         * whether the path still names it. */
+        if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+                s->dev = st.st_dev;
+                s->ino = st.st_ino;
+        } else {
+                log_warning("%s does not exist any more; serving the passed control socket "
+                            "all the same", path);
+        }
+        r = loop_add(loop, fd, EPOLLIN, on_listen, s);
+        if (r < 0)
+                goto fail;
+        *ret = s;
+        return 0;
+fail:
+        safe_close(s->listen_fd);
+        free(s->path);
+        free(s);
+        return r;
+}
+
 int ctrl_server_new(struct loop *loop, const char *path, const struct ctrl_server_ops *ops,
                     struct ctrl_server **ret)
 {
@@ -253,18 +319,12 @@ int ctrl_server_new(struct loop *loop, const char *path, const struct ctrl_serve
         if (strlen(path) >= sizeof(sa.sun_path))
                 return -ENAMETOOLONG;
         strcpy(sa.sun_path, path);
-        s = calloc(1, sizeof(*s));
+        s = server_alloc(loop, path, ops);
         if (!s)
                 return -ENOMEM;
-        s->loop = loop;
-        s->ops = *ops;
-        s->accepting = true;
-        for (size_t i = 0; i < CTRL_CONN_MAX; i++)
-                s->conns[i].fd = -1;
-        s->path = strdup(path);
         s->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (!s->path || s->listen_fd < 0) {
-                r = s->path ? negative_errno() : -ENOMEM;
+        if (s->listen_fd < 0) {
+                r = negative_errno();
                 goto fail;
         }
         /* On the listening socket too, so an accepted connection has it from
@@ -310,8 +370,8 @@ bool ctrl_server_owns_path(const struct ctrl_server *s)
 {
         struct stat st;
 
-        return s && lstat(s->path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == s->dev &&
-               st.st_ino == s->ino;
+        return s && (s->dev != 0 || s->ino != 0) && lstat(s->path, &st) == 0 &&
+               S_ISSOCK(st.st_mode) && st.st_dev == s->dev && st.st_ino == s->ino;
 }
 
 /* Unlink the path if it is still our socket. False if something else is
@@ -327,6 +387,8 @@ static bool unlink_if_ours(const struct ctrl_server *s)
                             s->path);
                 return false;
         }
+        if (s->passed)
+                return true; /* the service manager's: it stays for the next start */
         if (unlink(s->path) < 0 && errno != ENOENT)
                 log_warning_errno(errno, "Failed to remove %s: %m", s->path);
         return true;

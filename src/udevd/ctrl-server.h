@@ -25,7 +25,10 @@
  *
  * The path is unlinked only while it is still the socket this server bound
  * (same st_dev and st_ino as right after bind()): a socket another daemon
- * bound there later is left alone. */
+ * bound there later is left alone. A socket passed by the service manager
+ * (ctrl_server_adopt(), udevd/listen-fds.h) is never unlinked: it belongs to
+ * systemd-udevd-control.socket, which keeps it, and the clients queued on
+ * it, for the daemon's next start. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -54,10 +57,17 @@ struct ctrl_server_ops {
  * The caller makes sure no live daemon serves `path` (udevd/instance-lock.h). */
 int ctrl_server_new(struct loop *loop, const char *path, const struct ctrl_server_ops *ops,
                     struct ctrl_server **ret);
+/* Serve `fd`, a listening control socket bound to `path` that the service
+ * manager passed (socket activation): it is made non-blocking and gets
+ * SO_PASSCRED; its path is neither unlinked nor replaced, now or at exit.
+ * Takes `fd` (closed on failure). */
+int ctrl_server_adopt(struct loop *loop, const char *path, int fd,
+                      const struct ctrl_server_ops *ops, struct ctrl_server **ret);
 /* Stop accepting and close all connections; unlink the socket path if it is
  * still ours. */
 void ctrl_server_free(struct ctrl_server *s);
-/* The process is about to exit: unlink the socket path if it is still ours,
+/* The process is about to exit: unlink the socket path if it is still ours
+ * (an adopted socket's path stays: true if the path still names it),
  * take every fd out of the loop without closing it (see above), free `s`.
  * Returns false if something else is at the path now (another daemon's
  * socket), true if it was ours (now unlinked) or is gone. */

@@ -155,12 +155,14 @@ int instance_lock_take(const char *run_dir, const char *control_path)
                 if (errno != EWOULDBLOCK)
                         return log_error_errno(errno, "Failed to lock %s: %m", lock_path);
                 /* A tudev udevd holds it; say whether its socket answers already. */
-                p = probe_control(control_path, &peer);
+                p = control_path ? probe_control(control_path, &peer) : CTRL_PROBE_UNKNOWN;
                 pid_t pid = read_lock_pid(fd);
                 return refuse(pid > 0 ? pid : peer, p == CTRL_PROBE_ANSWERS, control_path,
                               lock_path);
         }
-        p = probe_control(control_path, &peer);
+        /* NULL: the service manager passed the control socket; it answers,
+         * and it is ours. */
+        p = control_path ? probe_control(control_path, &peer) : CTRL_PROBE_NOBODY;
         if (p == CTRL_PROBE_ANSWERS)
                 return refuse(peer, true, control_path, lock_path);
         r = instance_lock_set_pid(fd, getpid());

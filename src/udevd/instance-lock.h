@@ -45,7 +45,10 @@
 
 #define INSTANCE_LOCK_NAME "udevd.lock"
 
-/* The lock fd (>= 0, O_CLOEXEC; keep it open for the daemon's life), or
+/* control_path NULL: the control socket was passed by the service manager
+ * (udevd/listen-fds.h); step 2 is skipped, as that socket is the one this
+ * daemon serves.
+ * The lock fd (>= 0, O_CLOEXEC; keep it open for the daemon's life), or
  * -EBUSY after logging the refusal, or -errno (logged) if the lock file
  * cannot be created or locked. */
 int instance_lock_take(const char *run_dir, const char *control_path);

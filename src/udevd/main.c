@@ -21,6 +21,7 @@
 #include "shared/time-util.h"
 #include "udevd/config.h"
 #include "udevd/instance-lock.h"
+#include "udevd/listen-fds.h"
 #include "udevd/manager.h"
 #include "udevd/notify.h"
 #include "udevd/settings.h"
@@ -348,7 +349,15 @@ int main(int argc, char *argv[])
          * directory; held until the end (udevd/instance-lock.h). Taken before
          * --daemon's fork so that a refusal reaches the caller's terminal. */
         snprintf(control_path, sizeof(control_path), "%s/control", settings.run_dir);
-        lock_fd = instance_lock_take(settings.run_dir, control_path);
+        /* Socket activation: the control and uevent sockets systemd's socket
+         * units passed, if any (udevd/listen-fds.h); the environment is
+         * cleaned before any child exists. */
+        struct listen_fds passed;
+        (void)listen_fds_take(control_path, &passed);
+        mopts.control_fd = passed.control_fd >= 0 ? passed.control_fd : 0;
+        mopts.uevent_fd = passed.uevent_fd >= 0 ? passed.uevent_fd : 0;
+        lock_fd = instance_lock_take(settings.run_dir,
+                                     passed.control_fd >= 0 ? NULL : control_path);
         if (lock_fd < 0)
                 return EXIT_FAILURE;
         fileio_set_umask(022);

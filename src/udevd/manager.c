@@ -623,7 +623,9 @@ int manager_new(const struct udevd_settings *settings, const struct manager_opti
                 .accept_user_uevents = settings->accept_user_uevents,
                 .rcvbuf = m->opts.netlink_rcvbuf,
                 .known = m->known,
+                .fd = m->opts.uevent_fd,
         };
+        m->opts.uevent_fd = 0; /* the listener has it now, even on failure */
         r = listener_new(m->queue, &lo, &m->listener);
         if (r < 0)
                 goto fail;
@@ -637,7 +639,13 @@ int manager_new(const struct udevd_settings *settings, const struct manager_opti
                 .userdata = m,
         };
         /* Last: the socket's existence tells clients that udev is running. */
-        r = ctrl_server_new(m->loop, m->control_path, &ops, &m->ctrl);
+        if (m->opts.control_fd > 0) {
+                r = ctrl_server_adopt(m->loop, m->control_path, m->opts.control_fd, &ops,
+                                      &m->ctrl);
+                m->opts.control_fd = 0;
+        } else {
+                r = ctrl_server_new(m->loop, m->control_path, &ops, &m->ctrl);
+        }
         if (r < 0)
                 goto fail;
         *ret = m;
@@ -754,6 +762,11 @@ void manager_free(struct manager *m)
 {
         if (!m)
                 return;
+        /* passed sockets not taken over yet (manager_new() failed early) */
+        if (m->opts.control_fd > 0)
+                safe_close(m->opts.control_fd);
+        if (m->opts.uevent_fd > 0)
+                safe_close(m->opts.uevent_fd);
         ctrl_server_free(m->ctrl);
         if (m->listener) {
                 loop_remove(m->loop, listener_sync_fd(m->listener));

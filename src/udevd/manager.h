@@ -13,6 +13,11 @@ struct manager;
 struct manager_options {
         int netlink_rcvbuf;       /* --debug-netlink-rcvbuf=BYTES; 0 = 128 MiB, forced */
         const char *resync_match; /* --debug-resync-match=GLOB[|GLOB...]; NULL = all */
+        /* Sockets passed by the service manager (udevd/listen-fds.h), used
+         * instead of creating them; 0 = not passed (passed fds are >= 3).
+         * The manager takes them. */
+        int control_fd;
+        int uevent_fd;
 };
 
 /* Creates /run/udev (repairing what an unclean shutdown left there, see

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: listener thread (loop), manager (start/stop/sync API) */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/netlink.h>
 #include <poll.h>
 #include <pthread.h>
@@ -56,17 +57,34 @@ struct listener {
 };
 
 /* rcvbuf > 0 (--debug-netlink-rcvbuf=): that size, SO_RCVBUF only (the
- * kernel caps it at net.core.rmem_max and doubles it); else 128 MiB, forced. */
-static int open_uevent_socket(int rcvbuf, int *ret)
+ * kernel caps it at net.core.rmem_max and doubles it); else 128 MiB, forced.
+ * passed_fd > 0: the socket the service manager passed (bound already, by
+ * systemd-udevd-kernel.socket); it gets the same options (set again, as
+ * the unit may lack them) and O_NONBLOCK. */
+static int open_uevent_socket(int rcvbuf, int passed_fd, int *ret)
 {
         struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
         int size = rcvbuf > 0 ? rcvbuf : UDEVD_RCVBUF_SIZE, one = 1;
         socklen_t sl = sizeof(size);
         int fd;
 
-        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
-        if (fd < 0)
-                return log_error_errno(errno, "Failed to create uevent socket: %m");
+        if (passed_fd > 0) {
+                int flags = fcntl(passed_fd, F_GETFL);
+
+                fd = passed_fd;
+                if (flags < 0 ||
+                    (!(flags & O_NONBLOCK) && fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)) {
+                        int r = log_error_errno(errno, "Failed to set up the passed uevent "
+                                                "socket: %m");
+                        safe_close(fd);
+                        return r;
+                }
+        } else {
+                fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+                            NETLINK_KOBJECT_UEVENT);
+                if (fd < 0)
+                        return log_error_errno(errno, "Failed to create uevent socket: %m");
+        }
         if (rcvbuf > 0) {
                 if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) < 0)
                         log_warning_errno(errno, "Failed to set the uevent receive buffer: %m");
@@ -81,7 +99,7 @@ static int open_uevent_socket(int rcvbuf, int *ret)
                 safe_close(fd);
                 return r;
         }
-        if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        if (passed_fd <= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
                 int r = log_error_errno(errno, "Failed to bind the uevent socket: %m");
                 safe_close(fd);
                 return r;
@@ -104,7 +122,7 @@ int listener_new(struct event_queue *q, const struct listener_options *opts,
         l->accept_user_uevents = opts->accept_user_uevents;
         l->rcvbuf = opts->rcvbuf;
         l->nl_fd = l->wake_fd = l->sync_fd = -1;
-        r = open_uevent_socket(l->rcvbuf, &l->nl_fd);
+        r = open_uevent_socket(l->rcvbuf, opts->fd, &l->nl_fd);
         if (r < 0)
                 goto fail;
         l->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -33,6 +33,10 @@ struct listener_options {
         bool accept_user_uevents;     /* --test-accept-user-uevents */
         int rcvbuf;                   /* > 0: --debug-netlink-rcvbuf=; 0: 128 MiB */
         struct known_devices *known;  /* borrowed, may be NULL */
+        /* > 0: the uevent socket the service manager passed (socket
+         * activation, udevd/listen-fds.h), taken over instead of opening
+         * one; 0: none (passed fds are >= 3). */
+        int fd;
 };
 
 struct listener_stats {
@@ -44,7 +48,7 @@ struct listener_stats {
         uint64_t last_seqnum;
 };
 
-/* Opens and binds the socket. Borrows `q` (and opts->known) for its lifetime. */
+/* Opens and binds the socket (or takes opts->fd, closed on failure). Borrows `q` (and opts->known) for its lifetime. */
 int listener_new(struct event_queue *q, const struct listener_options *opts,
                  struct listener **ret);
 int listener_start(struct listener *l);

@@ -444,7 +444,8 @@ def test_systemd_units_verify(build, tmp_path):
     if not shutil.which("systemd-analyze"):
         pytest.skip("systemd-analyze missing")
     units = []
-    for n in ("tudev-udevd.service", "tudev-trigger.service", "tudev-settle.service"):
+    for n in ("tudev-udevd.service", "tudev-trigger.service", "tudev-settle.service",
+              "tudev-udevd-control.socket", "tudev-udevd-kernel.socket"):
         units.append(substituted(os.path.join(INIT, "systemd", n), str(tmp_path / n), build))
     r = subprocess.run(["systemd-analyze", "verify", "--man=no"] + units, capture_output=True,
                        text=True, timeout=60)
@@ -454,6 +455,16 @@ def test_systemd_units_verify(build, tmp_path):
     with open(units[0]) as f:
         text = f.read()
     assert "Type=notify" in text and "ExecStart=%s/udevd\n" % build in text
+    # socket activation: both sockets passed to the daemon, as systemd's are
+    assert "Sockets=tudev-udevd-control.socket tudev-udevd-kernel.socket\n" in text
+    with open(units[3]) as f:
+        text = f.read()
+    assert "ListenSequentialPacket=/run/udev/control\n" in text
+    assert "Service=tudev-udevd.service\n" in text and "SocketMode=0600\n" in text
+    with open(units[4]) as f:
+        text = f.read()
+    assert "ListenNetlink=kobject-uevent 1\n" in text and "ReceiveBuffer=128M\n" in text
+    assert "PassCredentials=yes\n" in text and "Service=tudev-udevd.service\n" in text
 
 
 def test_systemd_unit_after_static_nodes():
