@@ -45,6 +45,7 @@ static const struct verb verbs[] = {
         { "wait",         "Wait for devices or their links",        wait_main, false },
         { "lock",         "Lock block devices while running a command", lock_main, true },
         { "verify",       "Check rules files for errors",           verify_main, false },
+        { "cat",          "Show rules files or udev.conf",          cat_main, false },
         { "hwdb",         "Compile or query the hardware database", hwdb_main, false },
         { "version",      NULL,                                version_main, false },
         { "help",         NULL,                                help_main, false },

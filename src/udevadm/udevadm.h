@@ -28,6 +28,8 @@ int settle_main(int argc, char *argv[]);
 int monitor_main(int argc, char *argv[]);
 int trigger_main(int argc, char *argv[]);
 int verify_main(int argc, char *argv[]);
+/* cat.c */
+int cat_main(int argc, char *argv[]);
 /* wait.c */
 int wait_main(int argc, char *argv[]);
 /* lock.c: returns the command's exit status (>= 0) once it has run, which
