@@ -20,6 +20,10 @@ $(error $(CONFIG_MK) predates configure's C library checks: run ./configure agai
 endif
 # configure --with-systemd-compat (config.mk from an older configure lacks it)
 SYSTEMD_COMPAT ?= 252
+# configure --with-rootprefix / --with-udevdir (likewise): rules.d and the
+# helpers under udevdir, where udevd also looks the helpers up at run time
+rootprefix ?= $(prefix)
+udevdir ?= $(rootprefix)/lib/udev
 
 O ?= build
 V ?= 0
@@ -29,7 +33,7 @@ WARNFLAGS = -Wall -Wextra $(WERROR) -Wshadow -Wformat=2 -Wmissing-prototypes \
             -Wstrict-prototypes -Wno-unused-parameter -Wvla -Wdate-time
 SANFLAGS  = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all,)
 BASEFLAGS = -std=gnu11 -D_GNU_SOURCE $(LIBC_DEFS) -DVERSION='"$(PACKAGE_VERSION)"' -Isrc \
-            -DTUDEV_RULES_DIR='"$(prefix)/lib/udev/rules.d"' \
+            -DTUDEV_RULES_DIR='"$(udevdir)/rules.d"' -DTUDEV_UDEV_DIR='"$(udevdir)"' \
             -DTUDEV_PROBE_PATH='"$(probedir)/tudev-probe"' \
             $(if $(DEFAULT_NET_NAMING_SCHEME),-DDEFAULT_NET_NAMING_SCHEME='"$(DEFAULT_NET_NAMING_SCHEME)"') \
             -fstack-protector-strong -fno-strict-aliasing -g
@@ -294,9 +298,9 @@ check: check-spdx check-docs-refs check-man check-musl check-one check-boot chec
 DESTDIR ?=
 MAN8 = $(wildcard man/*.8)
 MAN5 = $(wildcard man/*.5)
-# udevlibexecdir: where rules find programs named without a '/'; udevd looks
-# them up in /lib/udev (the same directory on merged-/usr systems).
-udevlibexecdir ?= $(prefix)/lib/udev
+# udevlibexecdir: where rules find programs named without a '/': udevdir,
+# where udevd looks them up (compiled in as TUDEV_UDEV_DIR).
+udevlibexecdir ?= $(udevdir)
 # udev.pc (pkg-config udev --variable=udevdir): where packages drop rules,
 # hwdb files and helpers; its Version is the systemd release tudev follows.
 pkgconfigdir ?= $(datarootdir)/pkgconfig
@@ -311,7 +315,7 @@ COMPAT_RELEASES = 257
 rules_compat_sed = $(foreach v,$(COMPAT_RELEASES),$(if $(shell [ $(v) -le $(SYSTEMD_COMPAT) ] && echo y),-e 's/^\#@$(v) //'))
 install: $(UDEVD) $(UDEVADM) $(PROBE) $(HELPER_BIN)
 	$(MKDIR_P) '$(DESTDIR)$(sbindir)' '$(DESTDIR)$(bindir)' '$(DESTDIR)$(mandir)/man8' \
-	    '$(DESTDIR)$(prefix)/lib/udev/rules.d' '$(DESTDIR)$(probedir)' '$(DESTDIR)$(udevlibexecdir)'
+	    '$(DESTDIR)$(udevdir)/rules.d' '$(DESTDIR)$(probedir)' '$(DESTDIR)$(udevlibexecdir)'
 	$(if $(HELPER_BIN),$(INSTALL) -m 0755 $(HELPER_BIN) '$(DESTDIR)$(udevlibexecdir)/')
 	$(MKDIR_P) '$(DESTDIR)$(networkdir)'
 	$(INSTALL) -m 0644 $(LINK_FILES) '$(DESTDIR)$(networkdir)/'
@@ -322,12 +326,12 @@ install: $(UDEVD) $(UDEVADM) $(PROBE) $(HELPER_BIN)
 	$(if $(MAN5),$(MKDIR_P) '$(DESTDIR)$(mandir)/man5' && \
 	  $(INSTALL) -m 0644 $(MAN5) '$(DESTDIR)$(mandir)/man5/')
 	$(MKDIR_P) '$(DESTDIR)$(pkgconfigdir)'
-	sed -e '/^#/d' -e 's|@prefix@|$(prefix)|' -e 's|@udevdir@|$(prefix)/lib/udev|' \
+	sed -e '/^#/d' -e 's|@prefix@|$(prefix)|' -e 's|@udevdir@|$(udevdir)|' \
 	    -e 's|@compat@|$(SYSTEMD_COMPAT)|g' src/udev.pc.in > '$(DESTDIR)$(pkgconfigdir)/udev.pc'
 	chmod 0644 '$(DESTDIR)$(pkgconfigdir)/udev.pc'
 	$(Q)for f in $(wildcard rules.d/*.rules); do \
-	  sed -e '' $(rules_compat_sed) "$$f" > '$(DESTDIR)$(prefix)/lib/udev/rules.d/'"$${f##*/}" && \
-	  chmod 0644 '$(DESTDIR)$(prefix)/lib/udev/rules.d/'"$${f##*/}" || exit 1; done
+	  sed -e '' $(rules_compat_sed) "$$f" > '$(DESTDIR)$(udevdir)/rules.d/'"$${f##*/}" && \
+	  chmod 0644 '$(DESTDIR)$(udevdir)/rules.d/'"$${f##*/}" || exit 1; done
 
 uninstall:
 	rm -f '$(DESTDIR)$(sbindir)/udevd' '$(DESTDIR)$(bindir)/udevadm' \
@@ -337,7 +341,7 @@ uninstall:
 	rmdir '$(DESTDIR)$(probedir)' 2>/dev/null || true
 	rm -f $(addprefix '$(DESTDIR)$(mandir)/man8/',$(notdir $(MAN8)))
 	rm -f $(addprefix '$(DESTDIR)$(mandir)/man5/',$(notdir $(MAN5)))
-	rm -f $(addprefix '$(DESTDIR)$(prefix)/lib/udev/rules.d/',$(notdir $(wildcard rules.d/*.rules)))
+	rm -f $(addprefix '$(DESTDIR)$(udevdir)/rules.d/',$(notdir $(wildcard rules.d/*.rules)))
 	rm -f '$(DESTDIR)$(pkgconfigdir)/udev.pc'
 
 # Boot integration (init/) and section 7 pages. Every init system's files go
@@ -373,7 +377,7 @@ install-init:
 	      cmp -s "$$1/$$f" "$$d" || echo "kept existing $$d"; continue; fi; \
 	    sed -e 's|@sbindir@|$(sbindir)|g' -e 's|@bindir@|$(bindir)|g' \
 	        -e 's|@probedir@|$(probedir)|g' -e 's|@udevlibexecdir@|$(udevlibexecdir)|g' \
-	        -e 's|@rulesdir@|$(prefix)/lib/udev/rules.d|g' "$$1/$$f" > "$$d"; \
+	        -e 's|@rulesdir@|$(udevdir)/rules.d|g' "$$1/$$f" > "$$d"; \
 	    if [ -x "$$1/$$f" ]; then chmod 0755 "$$d"; else chmod 0644 "$$d"; fi; \
 	  done; shift 2; done
 	$(if $(MAN7),$(MKDIR_P) '$(DESTDIR)$(mandir)/man7' && \

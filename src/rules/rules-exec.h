@@ -15,9 +15,15 @@
 const char *rules_const_arch(void);
 const char *rules_const_virt(void);
 
-/* Directory for program names without '/' (no $PATH search); Debian 12's
- * udev uses /lib/udev, upstream /usr/lib/udev. */
+/* Directory for program names without '/' (no $PATH search): the udevdir
+ * the build was configured with (configure --with-udevdir, --with-rootprefix;
+ * the Makefile passes it as TUDEV_UDEV_DIR), where make install puts the
+ * helpers. Debian 12's udev uses /lib/udev, upstream /usr/lib/udev. */
+#ifdef TUDEV_UDEV_DIR
+#define UDEV_LIBEXEC_DIR TUDEV_UDEV_DIR
+#else
 #define UDEV_LIBEXEC_DIR "/lib/udev"
+#endif
 
 /* A spawner that runs programs directly with posix_spawn() from the calling
  * thread (udevadm test, and the daemon until the exec helper takes over).
