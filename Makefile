@@ -419,6 +419,16 @@ distcheck: dist
 	rm -rf $(DISTNAME)
 	@echo "$(DISTNAME).tar.gz is ready for distribution"
 
+# ---------------------------------------------------------------- deb
+# make deb: the Debian binary package "tudev" (Provides, Conflicts with and
+# Replaces udev) built with dpkg-deb alone, no network: programs built for
+# prefix=/usr in $(O)/deb-build, the package tree in $(O)/deb-root, the
+# package itself $(O)/tudev_VERSION_ARCH.deb (tools/make-deb,
+# docs/packaging.md).
+deb:
+	+MAKE='$(MAKE)' SYSTEMD_COMPAT='$(SYSTEMD_COMPAT)' tools/make-deb '$(O)'
+.PHONY: deb
+
 clean:
 	rm -rf $(O) build-asan build-tsan build-clang build-musl
 
