@@ -47,6 +47,7 @@ srcs_of = $(sort $(filter-out src/$(1)/test-%.c,$(wildcard src/$(1)/*.c)))
 SHARED_SRC = $(call srcs_of,shared)
 PROTO_SRC  = $(call srcs_of,proto)
 DEVICE_SRC = $(call srcs_of,device)
+EVENT_SRC  = $(call srcs_of,event)
 EXEC_SRC   = $(call srcs_of,exec)
 RULES_SRC  = $(call srcs_of,rules)
 BUILTINS_SRC = $(call srcs_of,builtins)
@@ -65,8 +66,8 @@ CLIENT_SRC = $(sort $(wildcard tests/clients/*.c))
 
 obj = $(patsubst %.c,$(O)/%.o,$(1))
 LIBCORE    = $(O)/libtudev-core.a
-CORE_OBJ   = $(call obj,$(SHARED_SRC) $(PROTO_SRC) $(DEVICE_SRC) $(EXEC_SRC) $(RULES_SRC) \
-                      $(BUILTINS_SRC))
+CORE_OBJ   = $(call obj,$(SHARED_SRC) $(PROTO_SRC) $(DEVICE_SRC) $(EVENT_SRC) $(EXEC_SRC) \
+                      $(RULES_SRC) $(BUILTINS_SRC))
 # udevd objects except main.c go into a library so unit tests can link them.
 UDEVD_LIB  = $(O)/libtudev-udevd.a
 UDEVD_LOBJ = $(call obj,$(filter-out src/udevd/main.c,$(UDEVD_SRC)))
@@ -176,7 +177,7 @@ FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz-%.c,%,$(sort $(wildcard tests/fuzz/fu
 FUZZ_BIN   = $(addprefix $(O)/fuzz/fuzz-,$(FUZZ_TARGETS))
 FUZZ_LIB   = $(O)/fuzz/libtudev-fuzz.a
 FUZZ_OBJ   = $(patsubst %.c,$(O)/fuzz/obj/%.o,$(SHARED_SRC) $(PROTO_SRC) $(DEVICE_SRC) \
-                        $(RULES_SRC))
+                        $(EVENT_SRC) $(RULES_SRC))
 FUZZ_OPTS_rules      = -max_len=65536
 FUZZ_OPTS_uevent     = -max_len=8300
 FUZZ_OPTS_monitor-msg = -max_len=65600
@@ -272,6 +273,11 @@ check-spdx:
 check-docs-refs:
 	tools/check-docs-refs
 
+# Every #include in src/ points down the layers (tools/check-layers):
+# shared <- proto <- device <- event <- builtins, exec <- rules <- udevd, udevadm.
+check-layers:
+	tools/check-layers
+
 # Man pages: groff lints each (any warning fails) and every long option of
 # udevd's and udevadm's option tables is in its page (tools/check-man-options).
 check-man:
@@ -291,7 +297,7 @@ BOOT_TEST_ARGS ?=
 check-boot:
 	tools/boot-test --build $(O) $(BOOT_TEST_ARGS)
 
-check: check-spdx check-docs-refs check-man check-musl check-one check-boot check-bench-smoke check-asan check-tsan check-valgrind check-fuzz
+check: check-spdx check-docs-refs check-layers check-man check-musl check-one check-boot check-bench-smoke check-asan check-tsan check-valgrind check-fuzz
 	@echo "all test configurations passed"
 
 # ---------------------------------------------------------------- install

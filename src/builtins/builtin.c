@@ -8,7 +8,7 @@
 
 #include "builtins/builtin.h"
 #include "builtins/builtins-internal.h"
-#include "rules/udev-event.h"
+#include "event/udev-event.h"
 #include "shared/log.h"
 
 typedef int (*builtin_fn)(struct udev_event *ev, int argc, char *argv[], bool test);

@@ -28,7 +28,7 @@
 #include "builtins/builtins-internal.h"
 #include "builtins/hwdb-reader.h"
 #include "device/device.h"
-#include "rules/udev-event.h"
+#include "event/udev-event.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/time-util.h"

@@ -35,7 +35,7 @@
 
 #include "builtins/builtins-internal.h"
 #include "device/device.h"
-#include "rules/udev-event.h"
+#include "event/udev-event.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/time-util.h"

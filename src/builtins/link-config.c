@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "builtins/link-config.h"
-#include "rules/rules-format.h"
+#include "event/event-format.h"
 #include "shared/fileio.h"
 #include "shared/fnv.h"
 #include "shared/log.h"

@@ -13,7 +13,7 @@
 #include "builtins/builtins-internal.h"
 #include "builtins/link-netlink.h"
 #include "device/device.h"
-#include "rules/udev-event.h"
+#include "event/udev-event.h"
 #include "shared/log.h"
 
 #define NET_DRIVER_MAX 64 /* > sizeof(struct ethtool_drvinfo.driver) */

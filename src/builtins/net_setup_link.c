@@ -31,7 +31,7 @@
 #include "builtins/link-config.h"
 #include "builtins/link-netlink.h"
 #include "device/device.h"
-#include "rules/udev-event.h"
+#include "event/udev-event.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 

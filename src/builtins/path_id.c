@@ -17,8 +17,8 @@
 #include "builtins/builtin-util.h"
 #include "builtins/builtins-internal.h"
 #include "device/device.h"
-#include "rules/rules-format.h"
-#include "rules/udev-event.h"
+#include "event/event-format.h"
+#include "event/udev-event.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 

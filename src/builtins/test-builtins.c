@@ -14,7 +14,7 @@
 #include "builtins/builtin-util.h"
 #include "builtins/builtin.h"
 #include "device/test-sysfs-fixture.h"
-#include "rules/udev-event.h"
+#include "event/udev-event.h"
 #include "shared/log.h"
 #include "shared/tests.h"
 #include "shared/thread-util.h"

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "exec/exec-udev.h"
-#include "rules/rules-exec.h"
-#include "rules/rules-format.h"
+#include "event/spawn-direct.h"
+#include "event/event-format.h"
 #include "shared/compat.h"
 #include "shared/log.h"
 #include "shared/macro.h"

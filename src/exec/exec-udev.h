@@ -2,7 +2,7 @@
 /* threads: any */
 #pragma once
 /* The exec helper behind the rules engine's program spawner (struct
- * udev_spawner in rules/udev-event.h): PROGRAM, IMPORT{program} and
+ * udev_spawner in event/udev-event.h): PROGRAM, IMPORT{program} and
  * RUN{program} commands are split and resolved as systemd-udevd does
  * (quotes group, no $PATH, a name without '/' is looked up in
  * UDEV_LIBEXEC_DIR), then run with exec_run() by the calling worker thread.
@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "exec/exec-client.h"
-#include "rules/udev-event.h"
+#include "event/udev-event.h"
 
 #define EXEC_UDEV_ARGV_MAX 1024   /* words of one command line */
 #define EXEC_UDEV_LOG_MAX 4096    /* stderr (and RUN stdout) kept for debug logging */

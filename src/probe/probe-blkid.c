@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "probe/blkid-wire.h"
+#include "proto/blkid-wire.h"
 #include "probe/probe.h"
 #include "shared/macro.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe/blkid-wire.h"
+#include "proto/blkid-wire.h"
 #include "shared/macro.h"
 #include "shared/tests.h"
 

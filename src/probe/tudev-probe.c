@@ -41,7 +41,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "probe/blkid-wire.h"
+#include "proto/blkid-wire.h"
 #include "probe/probe.h"
 #include "shared/compat.h"
 #include "shared/macro.h"

@@ -18,7 +18,7 @@
  * roots: <dev> for nodes and links, <run> for links/, data/ and tags/. */
 
 #include "rules/rules.h"
-#include "rules/udev-event.h"
+#include "event/udev-event.h"
 
 /* `ev` must be initialised (udev_event_init) with old_db set by the caller
  * (an empty record when there is none). Returns 0, or -errno if the rules

@@ -10,7 +10,7 @@
  *   rules_ref/unref  atomic refcount: workers hold a ref for one event; the
  *                  manager swaps in a new snapshot on reload; the last unref frees.
  *   rules_apply()  (rules-exec.c) evaluates a snapshot against one event
- *                  (struct udev_event, rules/udev-event.h).
+ *                  (struct udev_event, event/udev-event.h).
  *
  * Compile-time data layout (tokens, lines) is in rules/rules-internal.h. */
 

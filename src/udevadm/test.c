@@ -19,7 +19,7 @@
 #include "rules/event-exec.h"
 #include "rules/rules-exec.h"
 #include "rules/rules.h"
-#include "rules/udev-event.h"
+#include "event/udev-event.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/time-util.h"

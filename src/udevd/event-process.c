@@ -22,7 +22,7 @@
 #include "proto/monitor-msg.h"
 #include "rules/event-exec.h"
 #include "rules/rules-exec.h"
-#include "rules/udev-event.h"
+#include "event/udev-event.h"
 #include "shared/blocking.h"
 #include "shared/compat.h"
 #include "shared/log.h"

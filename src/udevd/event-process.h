@@ -5,7 +5,7 @@
 /* The per-event pipeline run by a worker thread, in the order of
  * systemd-udevd's worker (udevd(8) DESCRIPTION):
  *
- *   build the device view and the udev_event (rules/udev-event.h) from the
+ *   build the device view and the udev_event (event/udev-event.h) from the
  *   kernel record, read the old DB record, then rules/event-exec.h:
  *   non-remove: old tags become sticky -> rules -> node permissions, links,
  *               /dev/{block,char} -> USEC_INITIALIZED -> tag index -> DB write

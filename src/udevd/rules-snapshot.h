@@ -13,7 +13,7 @@
 
 #include "device/db.h"
 #include "rules/rules.h"
-#include "rules/udev-event.h"
+#include "event/udev-event.h"
 
 struct udevd_snapshot {
         atomic_uint n_ref;

@@ -41,7 +41,7 @@ files_of() {
         monitor-msg) echo src/proto/monitor-msg.c src/udevadm/netlink-monitor.c ;;
         ctrl-msg) echo src/proto/ctrl-msg.c ;;
         db) echo src/device/db.c ;;
-        format) echo src/rules/rules-format.c ;;
+        format) echo src/event/event-format.c ;;
         rules) echo src/rules/rules-parse.c src/rules/rules-compile.c src/rules/rules-load.c ;;
         esac
 }

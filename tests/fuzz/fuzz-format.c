@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (libFuzzer runs the target single-threaded) */
 /* libFuzzer target for the rules substitution formatter and the other text
- * functions of src/rules/rules-format.c: udev_format() ($kernel, %k,
+ * functions of src/event/event-format.c: udev_format() ($kernel, %k,
  * $attr{...}, $attr{[subsystem/sysname]attr}, $env{...}, %c{N+}, ...) on a
  * real event over the fake sysfs tree of src/device/test-sysfs-fixture.h
  * (built once under /tmp/tudev-sysfs-XXXXXX, removed when the fuzzer ends), plus
@@ -35,8 +35,8 @@
 #include <string.h>
 
 #include "device/test-sysfs-fixture.h"
-#include "rules/rules-format.h"
-#include "rules/udev-event.h"
+#include "event/event-format.h"
+#include "event/udev-event.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "fuzz.h"

@@ -15,8 +15,8 @@
 #include <sys/types.h>
 
 #include "device/device.h"
-#include "rules/rules-format.h"
-#include "rules/udev-event.h"
+#include "event/event-format.h"
+#include "event/udev-event.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: worker-local (one udev_event belongs to the worker processing it) */
-/* Per-event state (rules/udev-event.h): property list, init/done, property
+/* Per-event state (event/udev-event.h): property list, init/done, property
  * lookup and the environment of spawned programs. */
 
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rules/udev-event.h"
+#include "event/udev-event.h"
 #include "shared/macro.h"
 
 #define PROPLIST_MAX 4096 /* properties per event (DB_ENTRIES_MAX) */

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "device/test-sysfs-fixture.h"
-#include "rules/rules-format.h"
-#include "rules/udev-event.h"
+#include "event/event-format.h"
+#include "event/udev-event.h"
 #include "shared/log.h"
 #include "shared/tests.h"
 
