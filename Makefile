@@ -438,7 +438,7 @@ deb:
 clean:
 	rm -rf $(O) build-asan build-tsan build-clang build-musl
 
-.PHONY: all helpers check check-boot check-spdx check-docs-refs check-musl check-musl-run check-unit check-integration check-one check-asan check-tsan check-valgrind \
+.PHONY: all helpers check check-boot check-spdx check-docs-refs check-layers check-musl check-musl-run check-unit check-integration check-one check-asan check-tsan check-valgrind \
         check-bench-smoke \
         install uninstall dist distcheck clean check-build-all install-init uninstall-init check-fuzz \
         fuzz-build
