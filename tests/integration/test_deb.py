@@ -163,6 +163,8 @@ def test_built_for_usr(deb):
     with open(os.path.join(deb["x"], "usr/share/pkgconfig/udev.pc")) as f:
         pc = f.read()
     assert "prefix=/usr\n" in pc and "/usr/local" not in pc
+    # Debian's udev.pc says udevdir=/lib/udev: packages drop files there
+    assert "udev_dir=/lib/udev\n" in pc and "udevdir=${udev_dir}\n" in pc, pc
     with open(os.path.join(deb["x"], "etc/init.d/udev")) as f:
         text = f.read()
     assert "UDEVD=/usr/sbin/udevd\n" in text and "UDEVADM=/bin/udevadm\n" in text
