@@ -280,58 +280,6 @@ char *hw_addr_to_string(const struct hw_addr *a, bool no_colon, char buf[static 
         return buf;
 }
 
-/* ------------------------------------------------------------ siphash */
-
-static uint64_t rotl64(uint64_t x, int b)
-{
-        return (x << b) | (x >> (64 - b));
-}
-
-static uint64_t load_le64(const uint8_t *p)
-{
-        uint64_t v = 0;
-
-        for (int i = 7; i >= 0; i--)
-                v = (v << 8) | p[i];
-        return v;
-}
-
-#define SIP_ROUND(v0, v1, v2, v3)                                                  \
-        do {                                                                       \
-                v0 += v1; v1 = rotl64(v1, 13); v1 ^= v0; v0 = rotl64(v0, 32);      \
-                v2 += v3; v3 = rotl64(v3, 16); v3 ^= v2;                           \
-                v0 += v3; v3 = rotl64(v3, 21); v3 ^= v0;                           \
-                v2 += v1; v1 = rotl64(v1, 17); v1 ^= v2; v2 = rotl64(v2, 32);      \
-        } while (0)
-
-uint64_t siphash24(const void *in, size_t len, const uint8_t key[16])
-{
-        const uint8_t *p = in;
-        uint64_t k0 = load_le64(key), k1 = load_le64(key + 8);
-        uint64_t v0 = 0x736f6d6570736575ULL ^ k0, v1 = 0x646f72616e646f6dULL ^ k1;
-        uint64_t v2 = 0x6c7967656e657261ULL ^ k0, v3 = 0x7465646279746573ULL ^ k1;
-        uint64_t m, b = (uint64_t)len << 56;
-        size_t i;
-
-        for (i = 0; i + 8 <= len; i += 8) {
-                m = load_le64(p + i);
-                v3 ^= m;
-                SIP_ROUND(v0, v1, v2, v3);
-                SIP_ROUND(v0, v1, v2, v3);
-                v0 ^= m;
-        }
-        for (size_t j = 0; i + j < len; j++)
-                b |= (uint64_t)p[i + j] << (8 * j);
-        v3 ^= b;
-        SIP_ROUND(v0, v1, v2, v3);
-        SIP_ROUND(v0, v1, v2, v3);
-        v0 ^= b;
-        v2 ^= 0xff;
-        for (int r = 0; r < 4; r++)
-                SIP_ROUND(v0, v1, v2, v3);
-        return v0 ^ v1 ^ v2 ^ v3;
-}
-
 int read_machine_id(uint8_t id[16])
 {
         _cleanup_free_ char *buf = NULL;

@@ -47,8 +47,6 @@ int parse_hw_addr_full(const char *s, size_t expected_len, struct hw_addr *ret);
 /* Lowercase hex, with ':' between bytes unless no_colon. */
 char *hw_addr_to_string(const struct hw_addr *a, bool no_colon, char buf[static HW_ADDR_STR_MAX]);
 
-/* SipHash-2-4 of in[0..len-1] with the 16-byte key. */
-uint64_t siphash24(const void *in, size_t len, const uint8_t key[16]);
 /* /etc/machine-id as 16 bytes: 0, -ENOMEDIUM (missing, empty, invalid, all
  * zero), -errno. */
 int read_machine_id(uint8_t id[16]);

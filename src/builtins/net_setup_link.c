@@ -34,6 +34,7 @@
 #include "event/udev-event.h"
 #include "shared/log.h"
 #include "shared/macro.h"
+#include "shared/siphash.h"
 
 #define NET_NAME_ENUM 1
 #define NET_NAME_PREDICTABLE 2

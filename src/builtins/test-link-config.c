@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: main, plus worker threads in test_concurrent_loads */
-/* Unit tests of builtin-util (systemd's number/address parsers, SipHash,
+/* Unit tests of builtin-util (systemd's number/address parsers, the
  * kernel command line, naming schemes) and of the .link loader and matcher
  * (link-config): search path override by $TUDEV_NETWORK_DIRS, basename
  * override, masking, drop-ins, systemd's parser rules, conditions, [Match]
@@ -115,19 +115,6 @@ static void test_hw_addr(void)
         ASSERT_EQ(parse_hw_addr_full("00:11:22:33:44:5g", 0, &a), -EINVAL);
         ASSERT_EQ(parse_hw_addr_full("", 0, &a), -EINVAL);
         ASSERT_EQ(parse_hw_addr_full("::", 6, &a), -EINVAL);
-}
-
-static void test_siphash(void)
-{
-        /* test vectors of the SipHash paper: key 00..0f, messages 00..(n-1) */
-        uint8_t key[16], msg[64];
-
-        for (int i = 0; i < 16; i++)
-                key[i] = (uint8_t)i;
-        for (int i = 0; i < 64; i++)
-                msg[i] = (uint8_t)i;
-        ASSERT_TRUE(siphash24(msg, 0, key) == 0x726fdb47dd0e0e31ULL);
-        ASSERT_TRUE(siphash24(msg, 15, key) == 0xa129ca6149be45e5ULL);
 }
 
 static void test_cmdline(void)
@@ -555,7 +542,6 @@ int main(void)
 
         TEST_RUN(test_parsers);
         TEST_RUN(test_hw_addr);
-        TEST_RUN(test_siphash);
         TEST_RUN(test_cmdline);
         TEST_RUN(test_naming_schemes);
         TEST_RUN(test_specifiers);

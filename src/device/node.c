@@ -20,6 +20,7 @@
 #include "shared/fileio.h"
 #include "shared/log.h"
 #include "shared/macro.h"
+#include "shared/siphash.h"
 #include "shared/time-util.h"
 
 #define STACK_ENTRY_MAX (NODE_PATH_MAX + 32) /* "<prio>:<devnode>" */
@@ -149,75 +150,10 @@ static int relative_target(const char *link, const char *target, char *out, size
         return 0;
 }
 
-/* ---- stack directory names: escaping and SipHash-2-4 ---- */
+/* ---- stack directory names: escaping and SipHash-2-4 (shared/siphash.h) ---- */
 
 static const uint8_t stack_hash_key[16] = { 0xb9, 0x6a, 0xf1, 0xce, 0x40, 0x31, 0x44, 0x1a,
                                             0x9e, 0x19, 0xec, 0x8b, 0xae, 0xf3, 0xe3, 0x2f };
-
-static uint64_t rotl64(uint64_t x, unsigned b)
-{
-        return (x << b) | (x >> (64 - b));
-}
-
-static uint64_t load_le64(const uint8_t *p)
-{
-        uint64_t v = 0;
-
-        for (int i = 7; i >= 0; i--)
-                v = (v << 8) | p[i];
-        return v;
-}
-
-static void sip_round(uint64_t v[4])
-{
-        v[0] += v[1];
-        v[1] = rotl64(v[1], 13);
-        v[1] ^= v[0];
-        v[0] = rotl64(v[0], 32);
-        v[2] += v[3];
-        v[3] = rotl64(v[3], 16);
-        v[3] ^= v[2];
-        v[0] += v[3];
-        v[3] = rotl64(v[3], 21);
-        v[3] ^= v[0];
-        v[2] += v[1];
-        v[1] = rotl64(v[1], 17);
-        v[1] ^= v[2];
-        v[2] = rotl64(v[2], 32);
-}
-
-static void sip_compress(uint64_t v[4], uint64_t m)
-{
-        v[3] ^= m;
-        sip_round(v);
-        sip_round(v);
-        v[0] ^= m;
-}
-
-/* SipHash-2-4 (Aumasson & Bernstein) of len bytes. */
-static uint64_t siphash24(const void *data, size_t len, const uint8_t key[16])
-{
-        const uint8_t *in = data;
-        uint64_t k0 = load_le64(key), k1 = load_le64(key + 8);
-        uint64_t v[4] = {
-                k0 ^ UINT64_C(0x736f6d6570736575),
-                k1 ^ UINT64_C(0x646f72616e646f6d),
-                k0 ^ UINT64_C(0x6c7967656e657261),
-                k1 ^ UINT64_C(0x7465646279746573),
-        };
-        size_t full = len & ~(size_t)7;
-        uint64_t last = (uint64_t)(len & 0xff) << 56;
-
-        for (size_t i = 0; i < full; i += 8)
-                sip_compress(v, load_le64(in + i));
-        for (size_t i = 0; i < (len & 7); i++)
-                last |= (uint64_t)in[full + i] << (8 * i);
-        sip_compress(v, last);
-        v[2] ^= 0xff;
-        for (int i = 0; i < 4; i++)
-                sip_round(v);
-        return v[0] ^ v[1] ^ v[2] ^ v[3];
-}
 
 static char urlsafe_base64_char(unsigned x)
 {
