@@ -5,7 +5,8 @@
  * flags, kind, addresses and alternative names; set alias/MAC/MTU/queues;
  * add alternative names; driver name and permanent address via SIOCETHTOOL.
  * Sockets are opened lazily into the int the caller passes (-1 = not yet)
- * and belong to the caller (close them with safe_close()). */
+ * and belong to the caller (close them with safe_close()). The rtnetlink
+ * requests go through shared/rtnl.h (sequence check, 5 s bound: -ETIMEDOUT). */
 
 #include <stddef.h>
 #include <stdint.h>
