@@ -211,6 +211,9 @@ static void test_id(void)
         ASSERT_STREQ(s, "+pci:0000:00:1d.0");
         ASSERT_EQ(device_get_id(dev_at(ctx, "/bus/pci/drivers/e1000e"), &s), 0);
         ASSERT_STREQ(s, "+drivers:pci:e1000e");
+        /* the drivers directory itself (sd-device 252: "+drivers:pci:drivers") */
+        ASSERT_EQ(device_get_id(dev_at(ctx, "/bus/pci/drivers"), &s), 0);
+        ASSERT_STREQ(s, "+drivers:pci:drivers");
         ASSERT_EQ(device_get_id(dev_at(ctx, "/module/usb_storage"), &s), 0);
         ASSERT_STREQ(s, "+module:usb_storage");
         ASSERT_EQ(device_get_id(dev_at(ctx, "/devices/pci0000:00"), &s), -ENOENT);

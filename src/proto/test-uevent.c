@@ -317,6 +317,53 @@ static void test_device_id_format(void)
                   -ENAMETOOLONG);
         ASSERT_EQ(device_id_format(buf, sizeof(buf), "a/b", "/devices/x", 0, 0, 0), -EINVAL);
         ASSERT_EQ(device_id_format(buf, sizeof(buf), "pci", "/devices/x/", 0, 0, 0), -EINVAL);
+        /* The cases device.c, udevice.c and the uevent parser each handled. */
+        static const struct {
+                const char *subsystem, *devpath;
+                unsigned major, minor;
+                int ifindex, r;
+                const char *id;
+        } cases[] = {
+                /* net: the ifindex; none (0) or a negative one: the name */
+                { "net", "/devices/virtual/net/eth0", 0, 0, 3, 0, "n3" },
+                { "net", "/devices/virtual/net/eth0", 0, 0, 0, 0, "+net:eth0" },
+                { "net", "/devices/virtual/net/eth0", 0, 0, -2, 0, "+net:eth0" },
+                /* block or char by the subsystem (not the devtype) */
+                { "block", "/devices/x/sda/sda1", 8, 1, 0, 0, "b8:1" },
+                { "tty", "/devices/virtual/tty/tty0", 4, 64, 0, 0, "c4:64" },
+                { "usb", "/devices/x/usb1", 189, 0, 0, 0, "c189:0" },
+                { "misc", "/devices/x/m", 4294967295u, 4294967295u, 0, 0,
+                  "c4294967295:4294967295" },
+                /* major 0: no device number, whatever the minor */
+                { "block", "/devices/x/sdz", 0, 64, 0, 0, "+block:sdz" },
+                { "net", "/devices/x/wlan0", 0, 64, 9, 0, "n9" },
+                /* "drivers": the real subsystem from the devpath */
+                { "drivers", "/bus/pci/drivers/e1000e", 0, 0, 0, 0, "+drivers:pci:e1000e" },
+                { "drivers", "/bus/pci/drivers", 0, 0, 0, 0, "+drivers:pci:drivers" },
+                { "drivers", "/bus/usb/drivers/usb/drivers/x", 0, 0, 0, 0, "+drivers:usb:x" },
+                { "drivers", "/bus/pci/driversx", 0, 0, 0, -EINVAL, NULL },
+                { "drivers", "/drivers/e1000e", 0, 0, 0, -EINVAL, NULL },
+                { "drivers", "/bus/../drivers/e1000e", 0, 0, 0, -EINVAL, NULL },
+                { "drivers", "/bus/./drivers/e1000e", 0, 0, 0, -EINVAL, NULL },
+                /* a device number needs neither a sysname nor a drivers path */
+                { "drivers", "/x/", 1, 2, 0, 0, "c1:2" },
+                /* the name: not ".", "..", nor without a devpath */
+                { "pci", "/devices/x/.", 0, 0, 0, -EINVAL, NULL },
+                { "pci", "/devices/x/..", 0, 0, 0, -EINVAL, NULL },
+                { "pci", NULL, 0, 0, 0, -EINVAL, NULL },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                int r = device_id_format(buf, sizeof(buf), cases[i].subsystem, cases[i].devpath,
+                                         cases[i].major, cases[i].minor, cases[i].ifindex);
+
+                if (r != cases[i].r)
+                        fprintf(stderr, "case %zu\n", i);
+                ASSERT_EQ(r, cases[i].r);
+                if (cases[i].id)
+                        ASSERT_STREQ(buf, cases[i].id);
+        }
+        ASSERT_EQ(device_id_format(buf, 0, "block", "/x", 8, 0, 0), -EINVAL);
+        ASSERT_EQ(device_id_format(NULL, 10, "block", "/x", 8, 0, 0), -EINVAL);
         {
                 /* ids are file names: at most 255 bytes */
                 char longname[300], path[320];

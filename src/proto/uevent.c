@@ -128,24 +128,29 @@ static const char *last_component(const char *path)
         return slash ? slash + 1 : path;
 }
 
-/* The component right before the first "/drivers/" of devpath, e.g. "pci" of
- * "/bus/pci/drivers/e1000e" (what sd-device stores as the driver subsystem). */
+/* The component right before the first "/drivers/" of devpath, or before a
+ * final "/drivers", e.g. "pci" of "/bus/pci/drivers/e1000e" and of
+ * "/bus/pci/drivers" (what sd-device stores as the driver subsystem). */
 static int drivers_subsystem(const char *devpath, const char **ret, size_t *ret_len)
 {
-        const char *drivers = strstr(devpath, "/drivers/");
-        const char *p;
+        const char *end = strstr(devpath, "/drivers/"), *p;
+        size_t n = strlen(devpath);
 
-        if (!drivers || drivers == devpath)
+        if (!end && n >= STRLEN("/drivers") && streq(devpath + n - STRLEN("/drivers"), "/drivers"))
+                end = devpath + n - STRLEN("/drivers");
+        if (!end)
                 return -EINVAL;
-        for (p = drivers - 1; p > devpath && *p != '/'; p--)
+        while (end > devpath && end[-1] == '/')
+                end--;
+        for (p = end; p > devpath && p[-1] != '/'; p--)
                 ;
-        if (*p != '/')
+        if (p == end)
                 return -EINVAL;
-        p++;
-        if (p >= drivers)
+        /* sd-device refuses a ".." there; "." names no subsystem either */
+        if ((end - p == 1 && p[0] == '.') || (end - p == 2 && p[0] == '.' && p[1] == '.'))
                 return -EINVAL;
         *ret = p;
-        *ret_len = (size_t)(drivers - p);
+        *ret_len = (size_t)(end - p);
         return 0;
 }
 

@@ -133,14 +133,19 @@ bool uevent_lock_disk(const struct uevent *ev, char *buf, size_t size);
 bool uevent_marks_read_only(const struct uevent *ev);
 
 /* Compute the database id of a device (its file name in /run/udev/data and
- * the tag index) into buf.
- * major > 0: "b"/"c" + "M:m"; else ifindex > 0: "n" + ifindex; else
- * "+subsystem:sysname" with sysname = last devpath component as is ('!' kept);
- * for subsystem "drivers": "+drivers:<S>:sysname", S = the devpath component
- * right before the first "/drivers/" (sd-device's rule: "/bus/pci/drivers/e1000e"
- * gives "+drivers:pci:e1000e").
+ * the tag index) into buf: sd-device's device_get_device_id(), the one copy
+ * that kernel uevents (here), the device model (device/device.c) and udevadm's
+ * device view (udevadm/udevice.c) use.
+ * major > 0: "b" (subsystem "block") or "c" (any other) + "M:m"; else
+ * ifindex > 0: "n" + ifindex; else "+subsystem:sysname" with sysname = last
+ * devpath component as is ('!' kept); for subsystem "drivers":
+ * "+drivers:<S>:sysname", S = the devpath component right before the first
+ * "/drivers/" or a final "/drivers" (sd-device's rule: "/bus/pci/drivers/e1000e"
+ * gives "+drivers:pci:e1000e", "/bus/pci/drivers" "+drivers:pci:drivers").
+ * A minor without a major (major 0) and ifindex <= 0 count as absent.
  * Returns 0, or -ENOENT if the device has no id (no subsystem), -ENAMETOOLONG
  * (does not fit in size, or longer than a file name, 255), -EINVAL (subsystem
- * with '/', empty/"."/".." sysname, "drivers" without "/drivers/"). */
+ * with '/', empty/"."/".." sysname, "drivers" without such a component or
+ * with an empty, "." or ".." one). */
 int device_id_format(char *buf, size_t size, const char *subsystem, const char *devpath,
                      unsigned major, unsigned minor, int ifindex);

@@ -227,6 +227,13 @@ static void test_subsystems(void)
         ASSERT_EQ(udevice_get_id(d, &s), 0);
         ASSERT_STREQ(s, "+drivers:pci:virtio-pci");
         d = udevice_free(d);
+        snprintf(p, sizeof(p), "%s/bus/pci/drivers", sysroot);
+        ASSERT_EQ(udevice_new_from_syspath(p, true, &d), 0);
+        ASSERT_EQ(udevice_get_subsystem(d, &s), 0);
+        ASSERT_STREQ(s, "drivers");
+        ASSERT_EQ(udevice_get_id(d, &s), 0);
+        ASSERT_STREQ(s, "+drivers:pci:drivers");
+        d = udevice_free(d);
         snprintf(p, sizeof(p), "%s/module/loop/parameters", sysroot);
         ASSERT_EQ(udevice_new_from_syspath(p, true, &d), 0);
         ASSERT_EQ(udevice_get_subsystem(d, &s), 0);

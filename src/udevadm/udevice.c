@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "proto/uevent.h"
 #include "shared/fileio.h"
 #include "shared/log.h"
 #include "shared/macro.h"
@@ -186,12 +187,6 @@ static int parse_devnum(const char *s, unsigned *ret_major, unsigned *ret_minor)
         *ret_major = x;
         *ret_minor = y;
         return 0;
-}
-
-static bool filename_is_valid(const char *s)
-{
-        return *s && strlen(s) <= DB_ID_NAME_MAX && !strchr(s, '/') && !streq(s, ".") &&
-               !streq(s, "..");
 }
 
 /* No empty, "." or ".." components, no "//". */
@@ -1115,9 +1110,10 @@ int udevice_get_diskseq(struct udevice *d, uint64_t *ret)
 
 int udevice_get_id(struct udevice *d, const char **ret)
 {
-        const char *subsystem, *name;
-        unsigned major, minor;
-        int ifindex, r;
+        const char *subsystem;
+        unsigned major = 0, minor = 0;
+        int ifindex = 0, r;
+        char buf[DB_ID_NAME_MAX + 1];
         char *id;
 
         if (d->id) {
@@ -1127,26 +1123,17 @@ int udevice_get_id(struct udevice *d, const char **ret)
         r = udevice_get_subsystem(d, &subsystem);
         if (r < 0)
                 return r;
-        if (udevice_get_devnum(d, &major, &minor) >= 0)
-                r = asprintf(&id, "%c%u:%u", streq(subsystem, "block") ? 'b' : 'c', major,
-                             minor);
-        else if (udevice_get_ifindex(d, &ifindex) >= 0)
-                r = asprintf(&id, "n%u", (unsigned)ifindex);
-        else {
-                /* The raw last component ('!' kept). */
-                name = strrchr(d->devpath, '/');
-                name = name ? name + 1 : d->devpath;
-                if (streq(subsystem, "drivers"))
-                        r = asprintf(&id, "+drivers:%s:%s", d->driver_subsystem ?: "", name);
-                else
-                        r = asprintf(&id, "+%s:%s", subsystem, name);
-        }
-        if (r < 0)
+        /* as sd-device: a devnum or ifindex that cannot be read counts as none */
+        if (udevice_get_devnum(d, &major, &minor) < 0)
+                major = minor = 0;
+        if (udevice_get_ifindex(d, &ifindex) < 0)
+                ifindex = 0;
+        r = device_id_format(buf, sizeof(buf), subsystem, d->devpath, major, minor, ifindex);
+        if (r < 0) /* too long or no valid file name: sd-device says -EINVAL */
+                return r == -ENOENT ? r : -EINVAL;
+        id = strdup(buf);
+        if (!id)
                 return -ENOMEM;
-        if (!filename_is_valid(id)) {
-                free(id);
-                return -EINVAL;
-        }
         d->id = id;
         *ret = id;
         return 0;
