@@ -9,24 +9,24 @@ Everything runs inside tests/sandbox (private network namespace: net events
 are ours alone; block events are global, so loop devices are filtered by the
 indexes we created, taken from a range no other test uses)."""
 
-import errno
-import fcntl
 import os
 import random
 import re
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 
 from tudevlib import (CONTROL, UeventSocket, Udevd, ctrl_ping, wait_until)
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import loopdev  # noqa: E402  (tests/lib: loop devices, shared with tools/bench and differential)
+
 NET = "/devices/virtual/net/"
 BLOCK = "/devices/virtual/block/"
 BDI = "/devices/virtual/bdi/"
-LOOP_CTL_ADD = 0x4C80
-LOOP_CTL_REMOVE = 0x4C81
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 REPO_RULES = os.path.join(REPO, "rules.d")
@@ -123,31 +123,7 @@ def free_loop_base(count):
     """A random base index (a multiple of 100) with `count` free loop indexes
     above it, in a range no other test or tool uses."""
     assert count <= LOOP_RANGE[1] - LOOP_RANGE[0]
-    for _ in range(100):
-        base = random.randrange(LOOP_RANGE[0], LOOP_RANGE[1] - count + 1, 100)
-        if not any(os.path.exists("/sys/devices/virtual/block/loop%d" % i)
-                   for i in range(base, base + count)):
-            return base
-    raise RuntimeError("no free loop range")
-
-
-def loop_ctl(op, idx, timeout=30.0):
-    fd = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                return fcntl.ioctl(fd, op, idx)
-            except OSError as e:
-                if op == LOOP_CTL_REMOVE and e.errno == errno.ENODEV:
-                    return None
-                if op == LOOP_CTL_REMOVE and e.errno == errno.EBUSY and \
-                        time.monotonic() < deadline:
-                    time.sleep(0.02)
-                    continue
-                raise
-    finally:
-        os.close(fd)
+    return loopdev.free_base(count, LOOP_RANGE[0], LOOP_RANGE[1], step=100, tries=100)
 
 
 def parallel(fn, items, threads=16):
@@ -243,7 +219,7 @@ class Storm:
         if mknod:
             for i in idx:
                 make_node(i)
-        errs = parallel(lambda i: loop_ctl(LOOP_CTL_ADD, i), idx)
+        errs = parallel(loopdev.add, idx)
         failed = {i for i, _ in errs}
         self.live_loops += [i for i in idx if i not in failed]   # cleanup() removes them
         self.all_loops.update(idx)
@@ -251,7 +227,7 @@ class Storm:
         return idx
 
     def remove_loops(self, idx):
-        errs = parallel(lambda i: loop_ctl(LOOP_CTL_REMOVE, i), idx)
+        errs = parallel(lambda i: loopdev.remove(i, interval=0.02), idx)
         assert not errs, errs[:3]
         for i in idx:
             if i in self.live_loops:
@@ -300,11 +276,7 @@ class Storm:
 
 def make_node(idx):
     """Stand-in for devtmpfs in the sandbox's tmpfs /dev."""
-    import stat
-    path = "/dev/loop%d" % idx
-    if not os.path.exists(path):
-        os.mknod(path, 0o600 | stat.S_IFBLK, os.makedev(7, idx))
-    return path
+    return loopdev.make_loop_node(idx)[0]
 
 
 # ----------------------------------------------------------------- checks

@@ -12,7 +12,6 @@ decoder, the kernel uevent decoder, and the control-socket client.
 """
 
 import errno
-import fcntl
 import json
 import os
 import queue
@@ -25,8 +24,12 @@ import signal
 import socket
 import struct
 import subprocess
+import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import loopdev  # noqa: E402  (tests/lib: loop devices, shared with tools/bench and differential)
 
 NETLINK_KOBJECT_UEVENT = 15
 GROUP_KERNEL = 1
@@ -487,8 +490,6 @@ def kernel_seqnum():
 
 # ----------------------------------------------------------------- loop devices
 
-LOOP_CTL_ADD = 0x4C80
-LOOP_CTL_REMOVE = 0x4C81
 
 
 class LoopDevices:
@@ -500,21 +501,17 @@ class LoopDevices:
 
     def add(self, index=None):
         """Create a loop device (at `index`, or a random free high one)."""
-        fd = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
-        try:
-            for _ in range(100):
-                idx = random.randint(2000, 60000) if index is None else index
-                try:
-                    n = fcntl.ioctl(fd, LOOP_CTL_ADD, idx)
-                except OSError as e:
-                    if e.errno == errno.EEXIST and index is None:
-                        continue
-                    raise
-                self.indexes.append(n)
-                return n
-            raise RuntimeError("no free loop index found")
-        finally:
-            os.close(fd)
+        for _ in range(100):
+            idx = random.randint(2000, 60000) if index is None else index
+            try:
+                n = loopdev.add(idx)
+            except OSError as e:
+                if e.errno == errno.EEXIST and index is None:
+                    continue
+                raise
+            self.indexes.append(n)
+            return n
+        raise RuntimeError("no free loop index found")
 
     @staticmethod
     def devpath(idx):
@@ -525,22 +522,7 @@ class LoopDevices:
         return "/devices/virtual/bdi/7:%d" % idx
 
     def remove(self, idx, timeout=10.0):
-        fd = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
-        try:
-            deadline = time.monotonic() + timeout
-            while True:
-                try:
-                    fcntl.ioctl(fd, LOOP_CTL_REMOVE, idx)
-                    break
-                except OSError as e:
-                    if e.errno == errno.EBUSY and time.monotonic() < deadline:
-                        time.sleep(0.05)
-                        continue
-                    if e.errno == errno.ENODEV:
-                        break
-                    raise
-        finally:
-            os.close(fd)
+        loopdev.remove(idx, timeout)
         if idx in self.indexes:
             self.indexes.remove(idx)
 
