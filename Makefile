@@ -290,12 +290,15 @@ check-man:
 	tools/check-man-options
 
 # The boot test (tools/boot-test): a Debian 12 guest under QEMU booted with
-# Debian's udev and with tudev as its only udev, compared device by device.
+# Debian's udev and with tudev as its only udev, compared device by device;
+# then once more with tudev installed from its Debian package (make deb,
+# apt install: udev removed, the package's maintainer scripts and units).
 # Needs root, mmdebstrap, QEMU and Debian's archive (the first run builds
 # and caches the root, about 2 minutes). BOOT_TEST_ARGS=--all: every init.
 BOOT_TEST_ARGS ?=
 check-boot:
 	tools/boot-test --build $(O) $(BOOT_TEST_ARGS)
+	tools/boot-test --build $(O) --deb --no-faults
 
 check: check-spdx check-docs-refs check-layers check-man check-musl check-one check-boot check-bench-smoke check-asan check-tsan check-valgrind check-fuzz
 	@echo "all test configurations passed"
