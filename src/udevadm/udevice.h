@@ -26,7 +26,53 @@
  * them in hash sets: its order changes from run to run).
  *
  * Paths: the sysfs mount point is "/sys" and the udev run directory
- * "/run/udev" unless changed with udevice_set_roots() (tests). */
+ * "/run/udev" unless changed with udevice_set_roots() (tests).
+ *
+ * Why this is not src/device/device.c (the daemon's model). Both follow
+ * sd-device's lookup rules, but they answer different callers:
+ *
+ *  - Property list. device.c keeps the kernel's properties only (the event's
+ *    uevent record, or the uevent file) and hands the database over as a
+ *    separate parsed record (device_get_db()); the rules engine merges them.
+ *    `udevadm info` must print one list in sd-device's order, which depends
+ *    on which value was read first (see above), with USEC_INITIALIZED,
+ *    database E: entries, DRIVER, DEVLINKS, TAGS and CURRENT_TAGS woven in,
+ *    and a replaced value keeping its position. That order is the public
+ *    interface here and has no place in the daemon's model.
+ *  - Database as a reader from outside. udevadm reads the records another
+ *    process (tudev or systemd-udevd) wrote, keeps devlinks and tags in file
+ *    order, reports the first line sd-device would skip (db_bad_line) and a
+ *    record that exists but cannot be read (db_error); device.c reads only the
+ *    record of the event it is handling, once.
+ *  - Lookup. udevadm takes what a user types: /dev paths and symlinks
+ *    (stat()'s st_rdev, then /sys/dev/{block,char}), ".device" unit names,
+ *    ids, paths with or without the /sys prefix, and checks that /sys is
+ *    sysfs (statfs magic). The daemon starts from a kernel record and a
+ *    devnum, ifindex or syspath that rules name, under roots set per context
+ *    (tests), with no sysfs check.
+ *  - Lifetime and limits. device.c objects live in a per-event device_ctx
+ *    (at most 4096 devices; the same syspath gives the same object; attribute
+ *    reads, failures included, cached for the event so a rule sees one
+ *    value; uevent file at most 8 KiB, attributes cut at 4 KiB). udevice
+ *    objects are owned one by one by udevadm's verbs, monitor events come in
+ *    as "sealed" devices (udevice_new_from_event(): the libudev message,
+ *    not the kernel's), attributes are read fresh each time and sysfs files
+ *    up to 4 MiB, as sd-device's read_virtual_file() allows. The devnode is
+ *    "/dev/..." as the kernel names it, not made absolute under a dev root.
+ *
+ * What could be shared (pure functions over strings, below both layers in
+ * src/device/, with a unit test each, then called from both files): the
+ * sysname and sysnum of a devpath (load_sysname() and device_set_names() are
+ * the same code), the subsystem when there is no "subsystem" link ("module",
+ * "drivers", "subsystem"; here component-wise with path_startswith() and
+ * the driver's subsystem kept, there a plain prefix test), the uevent file's
+ * line splitting (both: lines end at '\n' or '\r', an unterminated last
+ * line and lines without '=' are skipped, MAJOR/MINOR taken apart; this file
+ * also validates DEVMODE and DISKSEQ) and the database id, which both get
+ * from proto/uevent.h. The parent walk differs (device.c skips
+ * /devices/virtual/<x> without a look; this file asks sysfs for each
+ * ancestor) and would need a test against sd-device on real trees before
+ * either moved to the other's rule. */
 
 #include <stdbool.h>
 #include <stddef.h>
