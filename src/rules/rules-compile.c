@@ -15,9 +15,7 @@
  *    file, and in verify mode the udevadm-verify checks run. */
 
 #include <errno.h>
-#include <grp.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,12 +23,11 @@
 
 #include "builtins/builtin.h"
 #include "rules/rules-compile.h"
+#include "rules/rules-perm.h"
 #include "shared/hashmap.h"
 #include "shared/log.h"
 
-#define NSS_BUF_MAX (1024u * 1024u)
 #define SUBST_ARG_MAX 1024 /* UDEV_PATH_SIZE: a {} argument of a substitution */
-#define ID_NOBODY 65534
 
 struct draft {
         struct token tk; /* strings point into the cursor's scratch buffer */
@@ -249,45 +246,6 @@ static int parse_unsigned(const char *s, unsigned long *ret)
         return 0;
 }
 
-/* parse_mode(): blanks, octal digits, at most 07777. */
-static int parse_mode(const char *s, mode_t *ret)
-{
-        unsigned long m = 0;
-        size_t n = 0;
-
-        while (rules_is_ws(*s))
-                s++;
-        for (; s[n] >= '0' && s[n] <= '7'; n++) {
-                m = m * 8 + (unsigned long)(s[n] - '0');
-                if (m > 07777)
-                        return -ERANGE;
-        }
-        if (n == 0 || s[n] != '\0')
-                return -EINVAL;
-        *ret = (mode_t)m;
-        return 0;
-}
-
-/* parse_uid()/parse_gid(): strict decimal, no sign/blank/leading zero, not
- * (uid_t)-1 and not 65535. */
-static int parse_id(const char *s, int *ret)
-{
-        unsigned long long v = 0;
-        size_t n;
-
-        if (s[0] == '0' && s[1] != '\0')
-                return -EINVAL;
-        for (n = 0; s[n] >= '0' && s[n] <= '9'; n++) {
-                v = v * 10 + (unsigned long long)(s[n] - '0');
-                if (v > UINT32_MAX)
-                        return -ERANGE;
-        }
-        if (n == 0 || s[n] != '\0' || v == UINT32_MAX || v == 65535)
-                return -EINVAL;
-        *ret = (int)(uint32_t)v;
-        return 0;
-}
-
 static int parse_log_level(const char *s, long *ret)
 {
         static const char *const names[] = { "emerg", "alert", "crit", "err",
@@ -419,48 +377,12 @@ static int check_attr(struct rules_compiler *c, const struct rules_expr *e)
 
 /* ---------------------------------------------------------------- users, groups */
 
-static int nss_lookup(bool group, const char *name, int *ret)
-{
-        long hint = sysconf(group ? _SC_GETGR_R_SIZE_MAX : _SC_GETPW_R_SIZE_MAX);
-        size_t size = hint > 0 && hint < (long)NSS_BUF_MAX ? (size_t)hint : 4096;
-
-        for (;;) {
-                _cleanup_free_ char *buf = malloc(size);
-                int r;
-
-                if (!buf)
-                        return -ENOMEM;
-                if (group) {
-                        struct group gr, *res = NULL;
-
-                        r = getgrnam_r(name, &gr, buf, size, &res);
-                        if (r == 0 && res) {
-                                *ret = (int)res->gr_gid;
-                                return 0;
-                        }
-                } else {
-                        struct passwd pw, *res = NULL;
-
-                        r = getpwnam_r(name, &pw, buf, size, &res);
-                        if (r == 0 && res) {
-                                *ret = (int)res->pw_uid;
-                                return 0;
-                        }
-                }
-                if (r == ERANGE && size < NSS_BUF_MAX) {
-                        size *= 2;
-                        continue;
-                }
-                return r == 0 || r == ENOENT || r == ESRCH ? -ESRCH : -r;
-        }
-}
-
-/* systemd's get_user_creds()/get_group_creds(): root without NSS, the
- * nobody user/group synthesised when NSS does not know them. */
+/* rules_resolve_id() once per name and compiler: the id, or -1 if unknown. */
 static int resolve_name(struct rules_compiler *c, bool group, const char *name, int *ret)
 {
         struct name_cache *cache = group ? &c->groups : &c->users;
-        int id = -1, r;
+        uint32_t uid;
+        int id, r;
 
         for (size_t i = 0; i < cache->n; i++)
                 if (streq(cache->items[i].name, name)) {
@@ -468,15 +390,10 @@ static int resolve_name(struct rules_compiler *c, bool group, const char *name, 
                         return 0;
                 }
 
-        if (streq(name, "root"))
-                id = 0;
-        else {
-                r = nss_lookup(group, name, &id);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0)
-                        id = streq(name, group ? "nogroup" : "nobody") ? ID_NOBODY : -1;
-        }
+        r = rules_resolve_id(group, name, &uid);
+        if (r == -ENOMEM)
+                return r;
+        id = r < 0 ? -1 : (int)uid;
 
         if (cache->n == cache->cap) {
                 size_t cap = cache->cap ? 2 * cache->cap : 16;
@@ -796,7 +713,7 @@ static int compile_test(struct rules_compiler *c, const struct rules_expr *e)
 {
         mode_t mode = 0;
 
-        if (!isempty(e->attr) && parse_mode(e->attr, &mode) < 0)
+        if (!isempty(e->attr) && rules_parse_mode(e->attr, &mode) < 0)
                 return err_at(c, e->attr_off, "Failed to parse mode '%s' of TEST, ignoring line.",
                               e->attr);
         check_value(c, e, true);
@@ -923,6 +840,7 @@ static int compile_owner_group(struct rules_compiler *c, const struct rules_expr
         enum token_op op = e->op;
         const char *v = e->value;
         struct token *t;
+        uint32_t num;
         int id = -1, r;
 
         if (e->attr)
@@ -933,9 +851,9 @@ static int compile_owner_group(struct rules_compiler *c, const struct rules_expr
                 assuming_assign(c, e, "'=' or ':='");
                 op = OP_ASSIGN;
         }
-        if (parse_id(v, &id) == 0) {
+        if (rules_parse_id(v, &num) == 0) {
                 t = ADD_TOKEN(c, e, group ? TK_A_GROUP_ID : TK_A_OWNER_ID, op);
-                t->data.id = id;
+                t->data.id = (int)num;
                 return 0;
         }
         if (c->resolve == RESOLVE_NAMES_EARLY && v[0] != '[' && !has_subst_chars(v)) {
@@ -973,7 +891,7 @@ static int compile_mode(struct rules_compiler *c, const struct rules_expr *e)
                 assuming_assign(c, e, "'=' or ':='");
                 op = OP_ASSIGN;
         }
-        if (parse_mode(e->value, &mode) == 0) {
+        if (rules_parse_mode(e->value, &mode) == 0) {
                 struct token *t = ADD_TOKEN(c, e, TK_A_MODE_ID, op);
                 t->data.mode = mode;
                 return 0;

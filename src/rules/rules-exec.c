@@ -29,6 +29,7 @@
 #include "rules/rules-exec.h"
 #include "event/event-format.h"
 #include "rules/rules-internal.h"
+#include "rules/rules-perm.h"
 #include "event/udev-event.h"
 #include "shared/fileio.h"
 #include "shared/log.h"
@@ -1008,68 +1009,13 @@ static bool take_final(struct exec_state *x, const struct token *t, unsigned bit
         return true;
 }
 
-static bool parse_number_id(const char *s, unsigned *ret)
-{
-        char *end;
-        unsigned long v;
-
-        if (!*s || !isdigit((unsigned char)s[0]))
-                return false;
-        errno = 0;
-        v = strtoul(s, &end, 10);
-        if (errno || *end || v >= UINT32_MAX)
-                return false;
-        *ret = (unsigned)v;
-        return true;
-}
-
-static int resolve_user(const char *name, uid_t *ret)
-{
-        char buf[16384];
-        struct passwd pw, *res = NULL;
-        unsigned id;
-        int r;
-
-        if (parse_number_id(name, &id)) {
-                *ret = id;
-                return 0;
-        }
-        r = getpwnam_r(name, &pw, buf, sizeof(buf), &res);
-        if (r != 0)
-                return -r;
-        if (!res)
-                return -ESRCH;
-        *ret = pw.pw_uid;
-        return 0;
-}
-
-static int resolve_group(const char *name, gid_t *ret)
-{
-        char buf[16384];
-        struct group gr, *res = NULL;
-        unsigned id;
-        int r;
-
-        if (parse_number_id(name, &id)) {
-                *ret = id;
-                return 0;
-        }
-        r = getgrnam_r(name, &gr, buf, sizeof(buf), &res);
-        if (r != 0)
-                return -r;
-        if (!res)
-                return -ESRCH;
-        *ret = gr.gr_gid;
-        return 0;
-}
-
 static void assign_owner_group(struct exec_state *x, const struct token *t)
 {
         struct udev_event *ev = x->ev;
         bool owner = t->type == TK_A_OWNER;
         char name[UDEV_NAME_SIZE];
         bool truncated;
-        unsigned id;
+        uint32_t id;
         int r;
 
         if (!take_final(x, t, owner ? FINAL_OWNER : FINAL_GROUP))
@@ -1081,15 +1027,8 @@ static void assign_owner_group(struct exec_state *x, const struct token *t)
                      owner ? "OWNER" : "GROUP");
                 return;
         }
-        if (owner) {
-                uid_t uid;
-                r = resolve_user(name, &uid);
-                id = uid;
-        } else {
-                gid_t gid;
-                r = resolve_group(name, &gid);
-                id = gid;
-        }
+        /* systemd: get_user_creds()/get_group_creds(), USER_CREDS_ALLOW_MISSING */
+        r = rules_resolve_id(!owner, name, &id);
         if (r == -ESRCH) {
                 rlog(x, LOG_ERR, "Unknown %s '%s', ignoring", owner ? "user" : "group", name);
                 return;
@@ -1106,22 +1045,7 @@ static void assign_owner_group(struct exec_state *x, const struct token *t)
                 ev->gid = id;
                 ev->gid_set = true;
         }
-        rlog(x, LOG_DEBUG, "%s %s(%u)", owner ? "OWNER" : "GROUP", name, id);
-}
-
-static bool parse_mode(const char *s, mode_t *ret)
-{
-        char *end;
-        unsigned long v;
-
-        if (!*s || !isdigit((unsigned char)s[0]))
-                return false;
-        errno = 0;
-        v = strtoul(s, &end, 8);
-        if (errno || *end || v > 07777)
-                return false;
-        *ret = (mode_t)v;
-        return true;
+        rlog(x, LOG_DEBUG, "%s %s(%u)", owner ? "OWNER" : "GROUP", name, (unsigned)id);
 }
 
 static void assign_mode(struct exec_state *x, const struct token *t)
@@ -1129,6 +1053,7 @@ static void assign_mode(struct exec_state *x, const struct token *t)
         char buf[UDEV_NAME_SIZE];
         bool truncated;
         mode_t mode;
+        int r;
 
         if (!take_final(x, t, FINAL_MODE))
                 return;
@@ -1138,8 +1063,9 @@ static void assign_mode(struct exec_state *x, const struct token *t)
                      "refusing to apply the MODE key.", buf, t->value);
                 return;
         }
-        if (!parse_mode(buf, &mode)) {
-                rlog(x, LOG_ERR, "Failed to parse mode '%s', ignoring", buf);
+        r = rules_parse_mode(buf, &mode);
+        if (r < 0) {
+                rlog_errno(x, LOG_ERR, r, "Failed to parse mode '%s', ignoring: %m", buf);
                 return;
         }
         x->ev->mode = mode;

@@ -618,6 +618,50 @@ static void test_owner_group_names(void)
         tev_free(&t);
 }
 
+/* Values known only after substitution meet the compiler's parser
+ * (rules-perm.h), as in systemd: a blank before the mode is fine, "0o",
+ * a sign or a trailing blank are not; an id with a leading zero, 65535 or a
+ * sign is no number but a name (unknown), a number need not be known. */
+static void test_owner_group_mode_substituted(void)
+{
+        static const struct {
+                const char *mode, *owner, *group;
+                bool mode_set, uid_set, gid_set;
+                unsigned mode_v, uid, gid;
+        } cases[] = {
+                { " 0660", "1000", "3999999999", true, true, true, 0660, 1000, 3999999999u },
+                { "660", "root", "0", true, true, true, 0660, 0, 0 },
+                { "0o660", "0123", "65535", false, false, false, 0, 0, 0 },
+                { "+660", "+1", " 1", false, false, false, 0, 0, 0 },
+                { "0660 ", "4294967295", "00", false, false, false, 0, 0, 0 },
+                { "12345", "1 ", "", false, false, false, 0, 0, 0 },
+        };
+
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                char rules[512];
+                struct tev t;
+
+                snprintf(rules, sizeof(rules),
+                         "ENV{M}=\"%s\", ENV{U}=\"%s\", ENV{G}=\"%s\"\n"
+                         "OWNER=\"$env{U}\", GROUP=\"$env{G}\", MODE=\"$env{M}\"\n",
+                         cases[i].mode, cases[i].owner, cases[i].group);
+                tev_run(&t, rules, SDA_ADD, false);
+                if (t.ev.mode_set != cases[i].mode_set || t.ev.uid_set != cases[i].uid_set ||
+                    t.ev.gid_set != cases[i].gid_set)
+                        fprintf(stderr, "case %zu\n", i);
+                ASSERT_EQ(t.ev.mode_set, cases[i].mode_set);
+                ASSERT_EQ(t.ev.uid_set, cases[i].uid_set);
+                ASSERT_EQ(t.ev.gid_set, cases[i].gid_set);
+                if (cases[i].mode_set)
+                        ASSERT_EQ(t.ev.mode, cases[i].mode_v);
+                if (cases[i].uid_set)
+                        ASSERT_EQ(t.ev.uid, cases[i].uid);
+                if (cases[i].gid_set)
+                        ASSERT_EQ(t.ev.gid, cases[i].gid);
+                tev_free(&t);
+        }
+}
+
 static void test_name_and_symlink_validation(void)
 {
         struct tev t;
@@ -883,6 +927,7 @@ int main(void)
         TEST_RUN(test_builtins_run_once);
         TEST_RUN(test_assign_finality_env_tags);
         TEST_RUN(test_owner_group_names);
+        TEST_RUN(test_owner_group_mode_substituted);
         TEST_RUN(test_name_and_symlink_validation);
         TEST_RUN(test_attr_write_and_dry_run);
         TEST_RUN(test_pipeline_add_remove);

@@ -69,6 +69,21 @@ CASES = [
          node=(0, 0, "664")),
     dict(name="perm_static_option", dev="sda",
          rules='OPTIONS+="static_node=sda", MODE="0640"', node=(0, 0, "640")),
+    # values known only after substitution: systemd's parse_mode()/parse_uid() at run time
+    dict(name="perm_subst_accepted", dev="sda",
+         rules='ENV{M}=" 0640", ENV{U}="1000", ENV{G}="3999999999"\n'
+               'MODE="$env{M}", OWNER="$env{U}", GROUP="$env{G}"',
+         node=(1000, 3999999999, "640")),
+    dict(name="perm_subst_refused", dev="sda",
+         rules='ENV{M}="0o640", ENV{U}="0123", ENV{G}="65535"\n'
+               'MODE="$env{M}", OWNER="$env{U}", GROUP="$env{G}"',
+         node=(0, 0, "600")),
+    dict(name="perm_subst_sign_blank", dev="sda",
+         rules='ENV{M}="+640", ENV{U}="+1", ENV{G}=" 1"\n'
+               'MODE="$env{M}", OWNER="$env{U}", GROUP="$env{G}"',
+         node=(0, 0, "600")),
+    dict(name="perm_subst_mode_range", dev="sda",
+         rules='ENV{M}="12345"\nMODE="0640"\nMODE="$env{M}"', node=(0, 0, "640")),
     dict(name="run_list", dev="sda", rules='RUN+="/bin/true a"\nRUN+="/bin/true b"',
          run=["'/bin/true a'", "'/bin/true b'"]),
     dict(name="run_assign_replaces", dev="sda", rules='RUN+="/bin/true a"\nRUN="/bin/true b"',
