@@ -159,7 +159,7 @@ def test_real_veth_net_driver_and_link_properties(tmp_path, udevadm):
     assert "DROP=in" in ours[1][1]
     assert "ID_NET_LINK_FILE_DROPINS=DIR/10-tv257.link.d/50-a\\x3ab.conf" in \
         files(ours[1][1]), ours[1][1]
-    assert "ReceivePacketSteeringCPUMask= (systemd 256) is not applied" in ours[1][2]
+    assert "ReceivePacketSteeringCPUMask= in [Link] (systemd 256) is not applied" in ours[1][2]
     # with systemd 252's scheme: no _DROPINS, and a change event is matched
     assert "ID_NET_LINK_FILE_DROPINS" not in ours252[1][1]
     assert "ID_NET_LINK_FILE=" in ours252[2][1] and "FOO=" not in ours252[2][1]
