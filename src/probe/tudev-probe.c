@@ -6,8 +6,9 @@
  * crash on a crafted filesystem image would take the whole daemon down. It
  * now asks this program and imports what it answers (format: blkid-wire.h).
  * Two modes:
- *   - server (`tudev-probe --server --parent=PID`, what udevd uses): one
- *     process per udevd worker thread, started on its first blkid call,
+ *   - server (`tudev-probe --server --parent=PID`, what udevd uses): a
+ *     process of the pool udevd's worker threads share (about one per CPU,
+ *     builtins/blkid.c), started when a blkid call finds none free,
  *     serving requests on fd 3 (SOCK_SEQPACKET) until EOF. It dies with the
  *     thread that started it (PR_SET_PDEATHSIG) and refuses to start if its
  *     parent is not PID any more;

@@ -32,8 +32,9 @@
  * status, output that breaks these rules -- is a prober failure the builtin
  * reports as such.
  *
- * Server mode (`tudev-probe --server --parent=PID`, what udevd uses): one
- * long-lived prober per udevd worker thread, talking over an AF_UNIX
+ * Server mode (`tudev-probe --server --parent=PID`, what udevd uses):
+ * long-lived probers in a small pool the worker threads share (about one
+ * per CPU, builtins/blkid.c), each talking over an AF_UNIX
  * SOCK_SEQPACKET socket on its fd 3. A request is one datagram: the words of
  * the command line above from "blkid" on, each ending with a NUL (at most
  * BLKID_WIRE_REQ_MAX bytes and BLKID_WIRE_REQ_ARGS_MAX words). The answer is

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* threads: any (the hook and the nesting depth are per thread) */
 #pragma once
 /* Announcing a wait that does not use this thread's CPU (a spawned program,
  * another process's reply), so that whoever schedules the thread's work may

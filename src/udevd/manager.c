@@ -321,8 +321,6 @@ static uint64_t on_ctrl_synced(void *userdata)
         return listener_synced(m->listener);
 }
 
-/* ---- loop sources ---- */
-
 /* ---- overrun recovery ---- */
 
 static bool queue_idle(struct manager *m)

@@ -21,11 +21,13 @@ struct manager_options {
 };
 
 /* Creates /run/udev (repairing what an unclean shutdown left there, see
- * udevd/run-repair.h), the control socket and the uevent socket. No thread
- * is started yet. Borrows settings and opts (may be NULL). */
+ * udevd/run-repair.h), the control socket, the uevent socket and the worker
+ * pool, whose inotify watch thread (udevd/watch.h) starts here; the listener
+ * and the workers start later (manager_start(), on demand). Borrows settings
+ * and opts (may be NULL). */
 int manager_new(const struct udevd_settings *settings, const struct manager_options *opts,
                 struct manager **ret);
-/* Start the listener; from now on the process is multi-threaded. */
+/* Start the listener thread: events come in from now on. */
 int manager_start(struct manager *m);
 /* Run until SIGTERM/SIGINT or a control "exit"; returns the exit status. */
 int manager_run(struct manager *m);
