@@ -1318,23 +1318,33 @@ bool udevice_has_tag(struct udevice *d, const char *tag)
 /* ---------------------------------------------------------------- properties */
 
 /* Words joined by sep; with wrap also before and after ("", not ":" alone, if none). */
+/* The list joined by sep (wrapped in it if `wrap`), empty items left out as
+ * sd-device's set_strjoin() does: the empty tag a database may hold (TAG="")
+ * never shows in TAGS= or CURRENT_TAGS=; "" when nothing is left. */
 static char *join_list(const struct strlist *l, const char *sep, bool wrap)
 {
-        size_t len = 1;
+        size_t len = 1, n = 0;
         char *s, *p;
 
-        if (l->n == 0)
-                return strdup("");
         for (size_t i = 0; i < l->n; i++)
-                len += strlen(l->items[i]) + strlen(sep);
+                if (l->items[i][0]) {
+                        len += strlen(l->items[i]) + strlen(sep);
+                        n++;
+                }
+        if (n == 0)
+                return strdup("");
         len += wrap ? strlen(sep) : 0;
         s = p = malloc(len);
         if (!s)
                 return NULL;
+        *p = '\0';
         if (wrap)
                 p = stpcpy(p, sep);
+        n = 0;
         for (size_t i = 0; i < l->n; i++) {
-                if (i > 0)
+                if (!l->items[i][0])
+                        continue;
+                if (n++ > 0)
                         p = stpcpy(p, sep);
                 p = stpcpy(p, l->items[i]);
         }

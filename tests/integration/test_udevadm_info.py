@@ -379,7 +379,7 @@ def test_garbage_in_database(udevadm, sd_udevadm, clean_run_udev):
     with open(os.path.join(DATA, "c1:7"), "wb") as f:
         f.write(b"E:A=1\0\nE:B=2\n" + b"\xff" * 100 + b"\n")
     os.mkdir(os.path.join(DATA, "c1:8"))               # a directory instead of a file
-    write_db("c1:9", "E:BIG=" + "x" * (2 * 1024 * 1024) + "\n")   # over the size limit
+    write_db("c1:9", "E:BIG=" + "x" * (9 * 1024 * 1024) + "\n")   # over DB_FILE_MAX (8 MiB)
     for node, line in (("null", "line 1"), ("zero", "Malformed line"),
                        ("full", "Malformed line 1"), ("random", "Is a directory"),
                        ("urandom", "File too large")):
