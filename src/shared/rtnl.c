@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -45,12 +46,17 @@ struct rtattr *rtnl_req_attr(struct rtnl_req *q, uint16_t type, const void *data
                 q->overflow = true;
                 return NULL;
         }
-        a = (struct rtattr *)(q->u.buf + off);
+        /* Addressed from the whole buffer, not from the header member of the
+         * union: gcc's object-size checks (-Wstringop-overflow, with ASan)
+         * otherwise take the attribute for a part of nlmsg_len. */
+        unsigned char *at = (unsigned char *)q + offsetof(struct rtnl_req, u) + off;
+
+        a = (struct rtattr *)(void *)at;
         a->rta_type = type;
         a->rta_len = (unsigned short)RTA_LENGTH(len);
         if (len)
-                memcpy(RTA_DATA(a), data, len);
-        memset((char *)a + RTA_LENGTH(len), 0, RTA_SPACE(len) - RTA_LENGTH(len));
+                memcpy(at + RTA_LENGTH(0), data, len);
+        memset(at + RTA_LENGTH(len), 0, RTA_SPACE(len) - RTA_LENGTH(len));
         q->u.hdr.nlmsg_len = (uint32_t)(off + RTA_SPACE(len));
         return a;
 }
