@@ -32,11 +32,16 @@ def deb(tmp_path_factory):
         if not shutil.which(tool):
             pytest.skip("%s missing" % tool)
     out = str(tmp_path_factory.mktemp("debbuild"))
-    r = subprocess.run(["make", "-s", "-j2", "-C", REPO, "O=" + out, "deb"],
-                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=1200)
+    # a clean environment: under `make check-asan` the suite runs in a
+    # sub-make whose MAKEFLAGS (SANITIZE=..., -w) would reach this make too
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    r = subprocess.run(["make", "-s", "--no-print-directory", "-j2", "-C", REPO, "O=" + out,
+                        "deb"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                       timeout=1200, env=env)
     assert r.returncode == 0, r.stdout + r.stderr
-    path = r.stdout.strip().splitlines()[-1]
-    assert path.startswith(out + "/tudev_") and path.endswith(".deb"), r.stdout
+    paths = [l for l in r.stdout.splitlines() if l.startswith(out + "/tudev_")]
+    assert len(paths) == 1 and paths[0].endswith(".deb"), r.stdout
+    path = paths[0]
     assert os.path.isfile(path)
     assert glob.glob(os.path.join(out, "*.deb")) == [path]
     x = os.path.join(out, "extracted")
