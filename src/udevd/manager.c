@@ -147,8 +147,15 @@ static int manager_publish(struct manager *m)
         return r;
 }
 
-/* Reload the rules if any rules file changed (forced or not, as systemd:
- * nothing changed = nothing reloaded). A failed load keeps the old rules. */
+/* Reload the rules and the builtins' data. The periodic check (forced false)
+ * reloads only what changed on disk (path, inode, mtime, size). A request
+ * (SIGHUP, udevadm control --reload: forced) reloads everything at once,
+ * whatever the file times say: a file rewritten in place with the same size
+ * and a preserved mtime (cp -p, tar) looks unchanged to that check. The
+ * manager answers the control connection only after this returns, so a
+ * uevent sent after "udevadm control --reload" has returned runs with the new
+ * snapshot (the builtins recreate their state before each thread's next
+ * event). A failed load keeps the old rules. */
 static void manager_reload(struct manager *m, bool forced)
 {
         struct rules *n = NULL;
@@ -156,15 +163,12 @@ static void manager_reload(struct manager *m, bool forced)
 
         m->last_rules_check = now_usec(CLOCK_MONOTONIC);
         /* builtin data too: hwdb.bin, module index, .link files */
-        if (builtins_should_reload()) {
+        if (builtins_should_reload() || forced) {
                 builtins_reload();
-                log_info("Builtin data changed, builtins reloaded");
+                log_info("Builtin data %s, builtins reloaded", forced ? "requested" : "changed");
         }
-        if (m->rules && !rules_should_reload(m->rules)) {
-                if (forced)
-                        log_debug("Rules unchanged, nothing to reload");
+        if (!forced && m->rules && !rules_should_reload(m->rules))
                 return;
-        }
         r = manager_load_rules(m, &n);
         if (r < 0) {
                 log_error_errno(r, "Failed to reload the rules, keeping the old ones: %m");
@@ -173,7 +177,8 @@ static void manager_reload(struct manager *m, bool forced)
         rules_unref(m->rules);
         m->rules = n;
         if (manager_publish(m) >= 0)
-                log_info("Rules reloaded%s", forced ? "" : " (files changed)");
+                log_info("Rules reloaded%s, generation %u", forced ? "" : " (files changed)",
+                         snapshot_generation(&m->snapshots));
 }
 
 /* Remove stale link stack directories (/run/udev/links), only while no
@@ -594,6 +599,7 @@ int manager_new(const struct udevd_settings *settings, const struct manager_opti
         r = manager_publish(m);
         if (r < 0)
                 goto fail;
+        log_debug("Rules published, generation %u", snapshot_generation(&m->snapshots));
         r = loop_new(&m->loop);
         if (r < 0)
                 goto fail;
@@ -697,10 +703,11 @@ static void log_stats(struct manager *m)
         log_info("stats: received=%" PRIu64 " processed=%" PRIu64 " failed=%" PRIu64
                  " forged=%" PRIu64 " malformed=%" PRIu64 " enobufs=%" PRIu64 " lost=%" PRIu64
                  " resyncs=%u resync_added=%u resync_removed=%u resync_forgotten=%u"
-                 " dropped_at_exit=%zu workers=%u",
+                 " dropped_at_exit=%zu workers=%u generation=%u",
                  ls.received, ps.processed, ps.failed, ls.forged, ls.malformed, ls.enobufs,
                  ls.lost, m->resync.runs, m->resync.added, m->resync.removed,
-                 m->resync.forgotten, m->dropped_at_exit + qs.queued, ps.workers);
+                 m->resync.forgotten, m->dropped_at_exit + qs.queued, ps.workers,
+                 snapshot_generation(&m->snapshots));
 }
 
 int manager_run(struct manager *m)

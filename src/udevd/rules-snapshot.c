@@ -68,6 +68,16 @@ int snapshot_publish(struct snapshot_holder *h, struct rules *rules,
         return 0;
 }
 
+unsigned snapshot_generation(struct snapshot_holder *h)
+{
+        unsigned g;
+
+        pthread_mutex_lock(&h->lock);
+        g = h->generation;
+        pthread_mutex_unlock(&h->lock);
+        return g;
+}
+
 struct udevd_snapshot *snapshot_get(struct snapshot_holder *h)
 {
         struct udevd_snapshot *s;

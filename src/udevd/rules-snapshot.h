@@ -19,7 +19,8 @@ struct udevd_snapshot {
         atomic_uint n_ref;
         struct rules *rules;          /* owned reference; NULL = no rules */
         struct proplist global_props; /* owned */
-        unsigned generation;          /* 1, 2, ... per publish */
+        unsigned generation;          /* 1, 2, ... per publish: a rules load or a
+                                       * change of the global properties */
 };
 
 struct snapshot_holder {
@@ -37,6 +38,10 @@ void snapshot_holder_done(struct snapshot_holder *h);
  * 0 or -ENOMEM (then nothing changes and `rules` is released). */
 int snapshot_publish(struct snapshot_holder *h, struct rules *rules,
                      const struct strlist *global_env);
+
+/* Generation of the current snapshot (0 before the first publish). Any
+ * thread. */
+unsigned snapshot_generation(struct snapshot_holder *h);
 
 /* New reference to the current snapshot, or NULL if none was published. */
 struct udevd_snapshot *snapshot_get(struct snapshot_holder *h);

@@ -15,7 +15,7 @@ import threading
 import time
 
 from tudevlib import (CTRL_ENV, CTRL_RELOAD, ctrl_message, ctrl_request, devpath_in, ifindex,
-                      wait_until)
+                      run, wait_until)
 
 NET = "/devices/virtual/net/"
 
@@ -419,3 +419,35 @@ SUBSYSTEM=="net", ACTION=="add", KERNEL=="rng0", ENV{SYNTH_UUID}=="?*", NAME="rn
                                      check=True, capture_output=True, text=True).stdout)
     assert info[0]["ifname"] == "rnalt0"
     assert info[0].get("altnames") == ["rng0"]
+
+
+def test_reload_then_trigger_never_races(tmp_path, udevd_factory, udevadm, net, udev_mon):
+    """`udevadm control --reload` returns only once the new rules are in
+    place: a trigger sent right after it runs with them, every time. The file
+    is rewritten in place with the same size and its old mtime (as `cp -p`
+    does), which the periodic stat check cannot see: a request reloads
+    whatever the file times say. Each reload publishes a new generation."""
+    rdir = tmp_path / "rules"
+    path = write_rules(rdir, 'SUBSYSTEM=="net", KERNEL=="rr*", ENV{RR_GEN}="00"\n')
+    st = os.stat(path)
+    d = start(udevd_factory, rdir)
+    net.add_veth("rr0a", "rr0b")
+    dev = NET + "rr0a"
+    assert udev_mon.wait_for(lambda e: e.action == "add" and e.devpath == dev, timeout=30)
+    for i in range(1, 21):
+        with open(path, "w") as f:  # same inode, same size
+            f.write('SUBSYSTEM=="net", KERNEL=="rr*", ENV{RR_GEN}="%02d"\n' % i)
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+        r = run([udevadm, "control", "--reload"])
+        assert r.returncode == 0, r.stderr
+        mark = udev_mon.mark()
+        r = run([udevadm, "trigger", "--action=change", "/sys/class/net/rr0a"])
+        assert r.returncode == 0, r.stderr
+        got = udev_mon.wait_for(lambda e: e.action == "change" and e.devpath == dev,
+                                timeout=30, since=mark)
+        assert got, "no change event for rr0a (round %d)" % i
+        assert got[0].props.get("RR_GEN") == "%02d" % i, (i, got[0].props)
+    log = d.log()
+    assert "Rules reloaded, generation 21" in log
+    d.stop()
+    assert d.stats()["generation"] == 21
