@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -159,7 +160,8 @@ static void test_decode_rejects(void)
         memcpy(bad + 16, &u, 4);
         ASSERT_EQ(ctrl_msg_decode(bad, CTRL_MSG_SIZE, &d), -EBADMSG);
 
-        static const int32_t bad_types[] = { -1, 9, 100, INT32_MIN, INT32_MAX };
+        static const int32_t bad_types[] = { -1, 9, 100, INT32_MIN, INT32_MAX, 0x74750000,
+                                             0x74750002 };
         for (size_t i = 0; i < ARRAY_SIZE(bad_types); i++) {
                 memcpy(bad, good, sizeof(good));
                 t = bad_types[i];
@@ -372,6 +374,211 @@ static void test_finish_timeout(void)
         close(sv[1]);
 }
 
+static void test_query_msg(void)
+{
+        struct ctrl_msg m = { .type = CTRL_MSG_TUDEV_QUERY, .strval = "stats-json" }, d;
+        uint8_t out[CTRL_MSG_SIZE];
+        int32_t type;
+
+        ASSERT_STREQ(ctrl_msg_type_to_string(CTRL_MSG_TUDEV_QUERY), "tudev-query");
+        ASSERT_EQ(ctrl_msg_encode(&m, out), CTRL_MSG_SIZE);
+        memcpy(&type, out + 20, 4);
+        ASSERT_EQ(type, 0x74750001);
+        ASSERT_STREQ((const char *)out + 24, "stats-json");
+        for (size_t i = 24 + strlen("stats-json"); i < CTRL_MSG_SIZE; i++)
+                ASSERT_EQ(out[i], 0);
+        memset(&d, 0x55, sizeof(d));
+        ASSERT_EQ(ctrl_msg_decode(out, sizeof(out), &d), 0);
+        ASSERT_EQ(d.type, CTRL_MSG_TUDEV_QUERY);
+        ASSERT_STREQ(d.strval, "stats-json");
+        /* arguments with spaces and '=' are fine */
+        strcpy(m.strval, "explain --seqnum=12 /devices/virtual/net/lo");
+        ASSERT_EQ(ctrl_msg_encode(&m, out), CTRL_MSG_SIZE);
+        ASSERT_EQ(ctrl_msg_decode(out, sizeof(out), &d), 0);
+        ASSERT_STREQ(d.strval, m.strval);
+
+        /* empty, control characters, unterminated: refused both ways */
+        static const char *const bad[] = { "", "stats\n", "a\x01", "\x7f" };
+        for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+                strcpy(m.strval, bad[i]);
+                ASSERT_EQ(ctrl_msg_encode(&m, out), -EINVAL);
+                strcpy(m.strval, "stats");
+                ASSERT_EQ(ctrl_msg_encode(&m, out), CTRL_MSG_SIZE);
+                memset(out + 24, 0, CTRL_MSG_VALUE_MAX);
+                memcpy(out + 24, bad[i], strlen(bad[i]));
+                ASSERT_EQ(ctrl_msg_decode(out, sizeof(out), &d), -EBADMSG);
+        }
+        memset(out + 24, 'q', CTRL_MSG_VALUE_MAX);
+        ASSERT_EQ(ctrl_msg_decode(out, sizeof(out), &d), -EBADMSG);
+}
+
+static void test_reply_packets(void)
+{
+        uint8_t pkt[CTRL_REPLY_PACKET_MAX + 8], text[CTRL_REPLY_TEXT_MAX + 1];
+        uint32_t u;
+        size_t len;
+        bool last;
+        int status, n;
+
+        memset(text, 'x', sizeof(text));
+        n = ctrl_reply_encode(0, true, "hello\n", 6, pkt);
+        ASSERT_EQ(n, CTRL_REPLY_HEADER_SIZE + 6);
+        memcpy(&u, pkt, 4);
+        ASSERT_EQ(u, 0x74757270U);
+        ASSERT_EQ(ctrl_reply_decode(pkt, (size_t)n, &status, &last, &len), 0);
+        ASSERT_EQ(status, 0);
+        ASSERT_TRUE(last);
+        ASSERT_EQ(len, 6u);
+        ASSERT_TRUE(memcmp(pkt + CTRL_REPLY_HEADER_SIZE, "hello\n", 6) == 0);
+
+        n = ctrl_reply_encode(-ENOENT, false, (const char *)text, CTRL_REPLY_TEXT_MAX, pkt);
+        ASSERT_EQ(n, CTRL_REPLY_PACKET_MAX);
+        ASSERT_EQ(ctrl_reply_decode(pkt, (size_t)n, &status, &last, &len), 0);
+        ASSERT_EQ(status, -ENOENT);
+        ASSERT_TRUE(!last);
+        ASSERT_EQ(len, (size_t)CTRL_REPLY_TEXT_MAX);
+        /* an empty last packet */
+        n = ctrl_reply_encode(0, true, NULL, 0, pkt);
+        ASSERT_EQ(n, CTRL_REPLY_HEADER_SIZE);
+        ASSERT_EQ(ctrl_reply_decode(pkt, (size_t)n, &status, &last, &len), 0);
+        ASSERT_EQ(len, 0u);
+
+        ASSERT_EQ(ctrl_reply_encode(0, true, (const char *)text, CTRL_REPLY_TEXT_MAX + 1, pkt),
+                  -EINVAL);
+        ASSERT_EQ(ctrl_reply_encode(1, true, "x", 1, pkt), -EINVAL);
+
+        n = ctrl_reply_encode(0, true, "abc", 3, pkt);
+        ASSERT_EQ(ctrl_reply_decode(pkt, (size_t)n - 1, &status, &last, &len), -EBADMSG);
+        ASSERT_EQ(ctrl_reply_decode(pkt, (size_t)n + 1, &status, &last, &len), -EBADMSG);
+        ASSERT_EQ(ctrl_reply_decode(pkt, 15, &status, &last, &len), -EBADMSG);
+        ASSERT_EQ(ctrl_reply_decode(pkt, CTRL_REPLY_PACKET_MAX + 1, &status, &last, &len),
+                  -EBADMSG);
+        pkt[0] ^= 1; /* magic */
+        ASSERT_EQ(ctrl_reply_decode(pkt, (size_t)n, &status, &last, &len), -EBADMSG);
+        pkt[0] ^= 1;
+        u = 2; /* unknown flag */
+        memcpy(pkt + 8, &u, 4);
+        ASSERT_EQ(ctrl_reply_decode(pkt, (size_t)n, &status, &last, &len), -EBADMSG);
+        u = 1;
+        memcpy(pkt + 8, &u, 4);
+        u = 5; /* positive status */
+        memcpy(pkt + 4, &u, 4);
+        ASSERT_EQ(ctrl_reply_decode(pkt, (size_t)n, &status, &last, &len), -EBADMSG);
+}
+
+/* A server thread that answers one query with `n_pkts` packets of the text
+ * "0123456789" repeated, the last one flagged unless `truncate`. */
+struct query_server {
+        int fd;
+        size_t n_pkts;
+        bool truncate;
+        int errors;
+        char query[CTRL_MSG_VALUE_MAX];
+};
+
+static void *query_server_main(void *arg)
+{
+        struct query_server *s = arg;
+        struct ctrl_msg m;
+        bool creds;
+
+        if (server_recv(s->fd, &m, &creds) < 0 || m.type != CTRL_MSG_TUDEV_QUERY)
+                s->errors++;
+        memcpy(s->query, m.strval, sizeof(s->query));
+        if (server_recv(s->fd, &m, &creds) < 0 || m.type != CTRL_MSG_END)
+                s->errors++;
+        for (size_t i = 0; i < s->n_pkts; i++) {
+                uint8_t pkt[CTRL_REPLY_PACKET_MAX];
+                bool last = i + 1 == s->n_pkts && !s->truncate;
+                int n = ctrl_reply_encode(0, last, "0123456789", 10, pkt);
+
+                if (n < 0 || send(s->fd, pkt, (size_t)n, MSG_NOSIGNAL) != n)
+                        s->errors++;
+        }
+        close(s->fd);
+        return NULL;
+}
+
+static void test_client_query(void)
+{
+        struct ctrl_reply rep = {};
+        pthread_t t;
+        int sv[2], one = 1;
+
+        /* a server that replies in 3 packets */
+        for (int trunc = 0; trunc < 2; trunc++) {
+                struct query_server qs = { .n_pkts = 3, .truncate = trunc };
+
+                ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+                ASSERT_EQ(setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)), 0);
+                qs.fd = sv[1];
+                ASSERT_EQ(thread_start(&t, query_server_main, &qs), 0);
+                if (!trunc) {
+                        ASSERT_EQ(ctrl_client_query(sv[0], "stats", 5 * USEC_PER_SEC, &rep), 0);
+                        ASSERT_EQ(rep.status, 0);
+                        ASSERT_EQ(rep.len, 30u);
+                        ASSERT_STREQ(rep.text, "012345678901234567890123456789");
+                        free(rep.text);
+                } else {
+                        /* EOF before the last packet: a truncated reply */
+                        ASSERT_EQ(ctrl_client_query(sv[0], "stats", 5 * USEC_PER_SEC, &rep),
+                                  -EPROTO);
+                }
+                ASSERT_EQ(pthread_join(t, NULL), 0);
+                ASSERT_EQ(qs.errors, 0);
+                ASSERT_STREQ(qs.query, "stats");
+                close(sv[0]);
+        }
+
+        /* a server that does not know the type (systemd-udevd): it reads the
+         * messages and closes after END without a word */
+        {
+                struct server s = { .close_on_end = true };
+
+                ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+                ASSERT_EQ(setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)), 0);
+                s.fd = sv[1];
+                ASSERT_EQ(thread_start(&t, server_main, &s), 0);
+                ASSERT_EQ(ctrl_client_query(sv[0], "pending", 5 * USEC_PER_SEC, &rep),
+                          -EOPNOTSUPP);
+                ASSERT_EQ(pthread_join(t, NULL), 0);
+                ASSERT_EQ(s.n, 2);
+                ASSERT_EQ(s.msgs[0].type, CTRL_MSG_TUDEV_QUERY);
+                ASSERT_STREQ(s.msgs[0].strval, "pending");
+                ASSERT_EQ(s.msgs[1].type, CTRL_MSG_END);
+                close(sv[0]);
+        }
+
+        /* a server that never answers: the deadline */
+        {
+                struct server s = { .close_on_end = false };
+
+                ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+                s.fd = sv[1];
+                ASSERT_EQ(thread_start(&t, server_main, &s), 0);
+                ASSERT_EQ(ctrl_client_query(sv[0], "stats", 100 * USEC_PER_MSEC, &rep),
+                          -ETIMEDOUT);
+                close(sv[0]);
+                ASSERT_EQ(pthread_join(t, NULL), 0);
+        }
+
+        /* bad queries are not sent */
+        ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+        ASSERT_EQ(ctrl_client_query(sv[0], "", USEC_PER_SEC, &rep), -EINVAL);
+        ASSERT_EQ(ctrl_client_query(sv[0], "a\nb", USEC_PER_SEC, &rep), -EINVAL);
+        {
+                char longq[CTRL_MSG_VALUE_MAX + 1];
+
+                memset(longq, 'a', sizeof(longq) - 1);
+                longq[sizeof(longq) - 1] = '\0';
+                ASSERT_EQ(ctrl_client_query(sv[0], longq, USEC_PER_SEC, &rep), -ENAMETOOLONG);
+        }
+        ASSERT_EQ(recv(sv[1], &one, sizeof(one), MSG_DONTWAIT), -1);
+        ASSERT_EQ(errno, EAGAIN);
+        close(sv[0]);
+        close(sv[1]);
+}
+
 static void test_connect_path(void)
 {
         char dir[] = "/tmp/test-ctrl-msg.XXXXXX", path[128], longpath[200];
@@ -432,5 +639,8 @@ int main(void)
         TEST_RUN(test_socketpair_round_trip);
         TEST_RUN(test_finish_timeout);
         TEST_RUN(test_connect_path);
+        TEST_RUN(test_query_msg);
+        TEST_RUN(test_reply_packets);
+        TEST_RUN(test_client_query);
         return 0;
 }

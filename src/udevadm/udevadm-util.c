@@ -184,3 +184,14 @@ void ctrl_conn_close(struct ctrl_conn *c)
 {
         c->fd = safe_close(c->fd);
 }
+
+int udevadm_query(const char *query, uint64_t timeout_usec, struct ctrl_reply *ret)
+{
+        _cleanup_close_ int fd = -1;
+        int r;
+
+        r = ctrl_client_connect_timeout(CTRL_SOCKET_PATH, timeout_usec, &fd);
+        if (r < 0)
+                return r;
+        return ctrl_client_query(fd, query, timeout_usec, ret);
+}

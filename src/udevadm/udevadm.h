@@ -98,3 +98,11 @@ int ctrl_conn_send(struct ctrl_conn *c, enum ctrl_msg_type type, int intval, con
  * 0, -ETIMEDOUT or -errno. */
 int ctrl_conn_finish(struct ctrl_conn *c, uint64_t timeout_usec);
 void ctrl_conn_close(struct ctrl_conn *c);
+
+/* Ask the daemon a query (CTRL_MSG_TUDEV_QUERY, proto/ctrl-msg.h) on a new
+ * connection to CTRL_SOCKET_PATH, within timeout_usec. Returns 0 with *ret
+ * filled (free(ret->text); ret->status < 0: the daemon's error, its text
+ * one line), -EOPNOTSUPP (the daemon does not answer queries: systemd-udevd),
+ * -ENOENT/-ECONNREFUSED (no daemon), -ETIMEDOUT, -EPROTO or -errno. Logs
+ * nothing. */
+int udevadm_query(const char *query, uint64_t timeout_usec, struct ctrl_reply *ret);

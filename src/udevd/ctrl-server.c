@@ -24,6 +24,13 @@ struct ctrl_conn {
         uint64_t sync_ticket; /* 0: no PING seen */
         bool end_received;
         bool held; /* sent EXIT: open until the process exits */
+        uint32_t events; /* what the loop waits for on fd */
+        /* A query's reply being sent (CTRL_MSG_TUDEV_QUERY): nothing more is
+         * read from the connection until it is out. */
+        bool replying;
+        int reply_status;
+        struct query_out reply;
+        size_t reply_off;
 };
 
 struct ctrl_server {
@@ -47,6 +54,61 @@ static void conn_close(struct ctrl_server *s, struct ctrl_conn *c)
         c->sync_ticket = 0;
         c->end_received = false;
         c->held = false;
+        c->replying = false;
+        query_out_done(&c->reply);
+        c->reply_off = 0;
+}
+
+/* Send what the socket takes of the pending reply. 0 (all sent, or the
+ * rest waits for EPOLLOUT) or -errno (the connection must be closed). */
+static int conn_flush(struct ctrl_conn *c)
+{
+        while (c->replying) {
+                uint8_t pkt[CTRL_REPLY_PACKET_MAX];
+                size_t left = c->reply.len - c->reply_off;
+                size_t n = left > CTRL_REPLY_TEXT_MAX ? CTRL_REPLY_TEXT_MAX : left;
+                bool last = n == left;
+                ssize_t k;
+                int size;
+
+                size = ctrl_reply_encode(c->reply_status, last, c->reply.buf + c->reply_off, n,
+                                         pkt);
+                if (size < 0)
+                        return size;
+                k = send(c->fd, pkt, (size_t)size, MSG_DONTWAIT | MSG_NOSIGNAL);
+                if (k < 0) {
+                        if (errno == EAGAIN || errno == EINTR)
+                                return 0;
+                        return -errno;
+                }
+                c->reply_off += n;
+                if (last) {
+                        c->replying = false;
+                        query_out_done(&c->reply);
+                        c->reply_off = 0;
+                }
+        }
+        return 0;
+}
+
+/* Answer a query: run it (ops.query), then send the reply. */
+static int conn_query(struct ctrl_server *s, struct ctrl_conn *c, const char *query)
+{
+        if (s->ops.query)
+                c->reply_status = s->ops.query(query, &c->reply, s->ops.userdata);
+        else
+                c->reply_status = query_fail(&c->reply, -EOPNOTSUPP, "queries not supported\n");
+        if (c->reply_status > 0)
+                c->reply_status = 0;
+        if (c->reply_status < -4095)
+                c->reply_status = -EIO;
+        if (c->reply.overflow && c->reply_status == 0)
+                c->reply_status = query_fail(&c->reply, -E2BIG, "reply too large\n");
+        c->reply_off = 0;
+        c->replying = true;
+        log_debug("control: query \"%s\": %zu bytes, status %d", query, c->reply.len,
+                  c->reply_status);
+        return conn_flush(c);
 }
 
 static struct ctrl_conn *conn_by_fd(struct ctrl_server *s, int fd)
@@ -131,6 +193,9 @@ static bool conn_handle_one(struct ctrl_server *s, struct ctrl_conn *c, bool *ag
                 c->held = true;
                 s->ops.handle(&m, s->ops.userdata);
                 return true;
+        case CTRL_MSG_TUDEV_QUERY:
+                *again = false;
+                return conn_query(s, c, m.strval) >= 0;
         default:
                 s->ops.handle(&m, s->ops.userdata);
                 return true;
@@ -139,8 +204,15 @@ static bool conn_handle_one(struct ctrl_server *s, struct ctrl_conn *c, bool *ag
 
 static void conn_maybe_finish(struct ctrl_server *s, struct ctrl_conn *c, uint64_t synced)
 {
-        if (c->fd >= 0 && c->end_received && !c->held && c->sync_ticket <= synced)
+        if (c->fd >= 0 && c->end_received && !c->held && !c->replying &&
+            c->sync_ticket <= synced)
                 conn_close(s, c);
+}
+
+static void conn_wait_for(struct ctrl_server *s, struct ctrl_conn *c, uint32_t events)
+{
+        if (c->events != events && loop_modify(s->loop, c->fd, events) >= 0)
+                c->events = events;
 }
 
 static void on_conn(struct loop *l, int fd, uint32_t revents, void *userdata)
@@ -151,20 +223,27 @@ static void on_conn(struct loop *l, int fd, uint32_t revents, void *userdata)
 
         if (!c)
                 return;
-        for (int i = 0; i < CTRL_MSGS_PER_WAKEUP && again && !c->end_received; i++) {
+        if (c->replying && conn_flush(c) < 0) {
+                conn_close(s, c);
+                return;
+        }
+        for (int i = 0; i < CTRL_MSGS_PER_WAKEUP && again && !c->end_received && !c->replying;
+             i++) {
                 if (!conn_handle_one(s, c, &again)) {
                         conn_close(s, c);
                         return;
                 }
         }
-        if (c->end_received && (revents & (EPOLLHUP | EPOLLERR))) {
+        if (revents & (EPOLLHUP | EPOLLERR)) {
                 conn_close(s, c); /* nobody waits for the answer any more */
+        } else if (c->replying) {
+                conn_wait_for(s, c, EPOLLOUT); /* the rest of the reply */
         } else if (c->end_received) {
                 /* Stop reading; the close answers the client once synced. */
-                (void)loop_modify(l, fd, 0);
+                conn_wait_for(s, c, 0);
                 conn_maybe_finish(s, c, s->ops.synced(s->ops.userdata));
-        } else if (revents & (EPOLLHUP | EPOLLERR)) {
-                conn_close(s, c);
+        } else {
+                conn_wait_for(s, c, EPOLLIN);
         }
 }
 
@@ -175,7 +254,7 @@ static bool conn_is_idle(const struct ctrl_conn *c)
 {
         int pending = 0;
 
-        if (c->fd < 0 || c->end_received || c->held)
+        if (c->fd < 0 || c->end_received || c->held || c->replying)
                 return false;
         if (ioctl(c->fd, FIONREAD, &pending) < 0)
                 return false;
@@ -241,7 +320,9 @@ static void on_listen(struct loop *l, int fd, uint32_t revents, void *userdata)
                 return;
         }
         uint64_t now = now_usec(CLOCK_MONOTONIC);
-        *slot = (struct ctrl_conn){ .fd = cfd, .accepted_usec = now, .active_usec = now };
+        *slot = (struct ctrl_conn){
+                .fd = cfd, .accepted_usec = now, .active_usec = now, .events = EPOLLIN,
+        };
 }
 
 static struct ctrl_server *server_alloc(struct loop *loop, const char *path,
@@ -417,9 +498,11 @@ bool ctrl_server_free_at_exit(struct ctrl_server *s)
         ours = unlink_if_ours(s);
         /* Out of the loop, not closed: the kernel closes them when the
          * process is gone. */
-        for (size_t i = 0; i < CTRL_CONN_MAX; i++)
+        for (size_t i = 0; i < CTRL_CONN_MAX; i++) {
                 if (s->conns[i].fd >= 0)
                         loop_remove(s->loop, s->conns[i].fd);
+                query_out_done(&s->conns[i].reply);
+        }
         if (s->accepting)
                 loop_remove(s->loop, s->listen_fd);
         free(s->path);

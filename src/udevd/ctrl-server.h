@@ -15,6 +15,11 @@
  * handler; on END the connection is closed -- after the handler's "sync"
  * completed if the connection sent PING (see ctrl_server_sync_done()).
  *
+ * A TUDEV_QUERY is answered at once on the connection (ops.query; the reply
+ * datagrams of proto/ctrl-msg.h); while a reply does not fit into the socket
+ * the connection waits for EPOLLOUT and reads nothing more, and END closes it
+ * only once the reply is out. Such a connection is never idle (below).
+ *
  * A connection that sent EXIT is held: neither END, nor the timeout, nor a
  * peer of the connection limit closes it. At exit the daemon calls
  * ctrl_server_free_at_exit(), which leaves it (and every other connection,
@@ -34,6 +39,7 @@
 #include <stdint.h>
 
 #include "proto/ctrl-msg.h"
+#include "udevd/query.h"
 
 #define CTRL_CONN_MAX 16
 #define CTRL_LISTEN_BACKLOG 64
@@ -50,6 +56,11 @@ struct ctrl_server_ops {
         uint64_t (*request_sync)(void *userdata);
         /* The highest ticket whose sync has completed. */
         uint64_t (*synced)(void *userdata);
+        /* CTRL_MSG_TUDEV_QUERY: write the answer to `query` into `out` (the
+         * server owns it) and return 0 or a negative errno (the reply's
+         * status; see udevd/query.h). NULL: every query is answered
+         * -EOPNOTSUPP. */
+        int (*query)(const char *query, struct query_out *out, void *userdata);
         void *userdata;
 };
 

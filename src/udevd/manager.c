@@ -30,6 +30,7 @@
 #include "udevd/loop.h"
 #include "udevd/manager.h"
 #include "udevd/netlink-listener.h"
+#include "udevd/query.h"
 #include "udevd/resync.h"
 #include "udevd/rules-snapshot.h"
 #include "udevd/run-repair.h"
@@ -70,6 +71,7 @@ struct manager {
         struct known_devices *known;
         struct manager_resync resync;
         struct ctrl_server *ctrl;
+        struct query_table queries; /* CTRL_MSG_TUDEV_QUERY handlers (udevd/query.h) */
         struct broadcaster bc; /* failure broadcasts of timed-out events */
         int signal_fd;
         int timer_fd;
@@ -324,6 +326,37 @@ static uint64_t on_ctrl_synced(void *userdata)
 {
         struct manager *m = userdata;
         return listener_synced(m->listener);
+}
+
+/* ---- queries (udevd/query.h) ---- */
+
+static int on_ctrl_query(const char *query, struct query_out *out, void *userdata)
+{
+        struct manager *m = userdata;
+        return query_dispatch(&m->queries, query, out);
+}
+
+/* "queries": the names of the registered queries, one a line. */
+static int query_list(const char *args, struct query_out *out, void *userdata)
+{
+        const struct query_table *t = userdata;
+
+        if (args[0])
+                return query_fail(out, -EINVAL, "queries: no arguments expected\n");
+        for (size_t i = 0; i < t->n; i++)
+                (void)query_printf(out, "%s\n", t->h[i].name);
+        return 0;
+}
+
+/* Every query the daemon answers; other modules add theirs here. */
+static int manager_register_queries(struct manager *m)
+{
+        int r;
+
+        r = query_register(&m->queries, "queries", query_list, &m->queries);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register the control queries: %m");
+        return 0;
 }
 
 /* ---- overrun recovery ---- */
@@ -636,10 +669,14 @@ int manager_new(const struct udevd_settings *settings, const struct manager_opti
         r = loop_add(m->loop, listener_sync_fd(m->listener), EPOLLIN, on_listener_sync, m);
         if (r < 0)
                 goto fail;
+        r = manager_register_queries(m);
+        if (r < 0)
+                goto fail;
         struct ctrl_server_ops ops = {
                 .handle = on_ctrl_msg,
                 .request_sync = on_ctrl_request_sync,
                 .synced = on_ctrl_synced,
+                .query = on_ctrl_query,
                 .userdata = m,
         };
         /* Last: the socket's existence tells clients that udev is running. */

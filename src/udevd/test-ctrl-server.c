@@ -4,9 +4,11 @@
  * PING sync, garbage closing the connection, the connection limit and the
  * replacement of idle connections when it is reached, the socket mode, the
  * EXIT connection held open through END, timeouts and the exit, and a socket
- * another daemon bound at the path left alone. */
+ * another daemon bound at the path left alone; queries and their replies
+ * (multi-packet, errors, the query table). */
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -45,10 +47,39 @@ static uint64_t on_synced(void *userdata)
         return synced_ticket;
 }
 
+/* "big N": N bytes of a known pattern; "fail": an error; else echo. */
+static int on_query(const char *query, struct query_out *out, void *userdata)
+{
+        unsigned long n;
+
+        if (sscanf(query, "big %lu", &n) == 1) {
+                for (unsigned long i = 0; i < n; i++)
+                        (void)query_printf(out, "%c", 'a' + (int)(i % 26));
+                return 0;
+        }
+        if (strcmp(query, "fail") == 0)
+                return query_fail(out, -EINVAL, "bad query\n");
+        query_printf(out, "echo %s\n", query);
+        return 0;
+}
+
+/* "[ARGS]\n"; "huge": more than a reply may hold. */
+static int on_query_echo(const char *args, struct query_out *out, void *userdata)
+{
+        if (strcmp(args, "huge") == 0) {
+                for (int i = 0; i < 70000; i++)
+                        (void)query_printf(out, "%s", "0123456789012345678901234567890123456789"
+                                                      "0123456789012345678901234567890123456789");
+                return 0;
+        }
+        return query_printf(out, "[%s]\n", args);
+}
+
 static void setup(void)
 {
         const struct ctrl_server_ops ops = {
                 .handle = on_handle, .request_sync = on_request_sync, .synced = on_synced,
+                .query = on_query,
         };
 
         snprintf(dir, sizeof(dir), "/tmp/tudev-ctrl-XXXXXX");
@@ -272,6 +303,118 @@ static void test_replaced_socket_left_alone(void)
         rmdir(dir);
 }
 
+/* Send a query and END, then read the reply while the server runs on this
+ * thread. Returns the packets' status; text into *ret (malloc'ed). */
+static int query_collect(const char *query, char **ret, size_t *ret_len, bool *ret_eof)
+{
+        struct ctrl_msg m = { .type = CTRL_MSG_TUDEV_QUERY };
+        size_t len = 0;
+        char *text = NULL;
+        int status = 1, fd;
+        bool last = false, eof = false;
+
+        strcpy(m.strval, query);
+        fd = client();
+        ASSERT_EQ(ctrl_client_send(fd, &m), 0);
+        send_msg(fd, CTRL_MSG_END);
+        for (int spins = 0; spins < 100000 && !eof; spins++) {
+                uint8_t pkt[CTRL_REPLY_PACKET_MAX];
+                size_t n;
+                int st;
+                bool l;
+                ssize_t k;
+
+                ASSERT_EQ(loop_run_once(loop, 0), 0);
+                k = recv(fd, pkt, sizeof(pkt), MSG_DONTWAIT);
+                if (k < 0) {
+                        ASSERT_EQ(errno, EAGAIN);
+                        continue;
+                }
+                if (k == 0) {
+                        eof = true;
+                        break;
+                }
+                ASSERT_TRUE(!last); /* nothing after the last packet */
+                ASSERT_EQ(ctrl_reply_decode(pkt, (size_t)k, &st, &l, &n), 0);
+                ASSERT_TRUE(status == 1 || status == st);
+                status = st;
+                last = l;
+                text = realloc(text, len + n + 1);
+                ASSERT_TRUE(text != NULL);
+                memcpy(text + len, pkt + CTRL_REPLY_HEADER_SIZE, n);
+                len += n;
+                text[len] = '\0';
+        }
+        ASSERT_TRUE(last);
+        close(fd);
+        *ret = text;
+        *ret_len = len;
+        *ret_eof = eof;
+        return status;
+}
+
+static void test_queries(void)
+{
+        char *text;
+        size_t len;
+        bool eof;
+
+        setup();
+        ASSERT_EQ(query_collect("hello world", &text, &len, &eof), 0);
+        ASSERT_STREQ(text, "echo hello world\n");
+        ASSERT_TRUE(eof);
+        free(text);
+        ASSERT_EQ(query_collect("fail", &text, &len, &eof), -EINVAL);
+        ASSERT_STREQ(text, "bad query\n");
+        free(text);
+        /* 2 MiB: far more than the socket buffer takes, so the server has to
+         * wait for EPOLLOUT; and the connection closes only after it */
+        ASSERT_EQ(query_collect("big 2097152", &text, &len, &eof), 0);
+        ASSERT_EQ(len, 2097152u);
+        for (size_t i = 0; i < len; i++)
+                if (text[i] != 'a' + (int)(i % 26))
+                        ASSERT_TRUE(false);
+        ASSERT_TRUE(eof);
+        free(text);
+        /* an empty answer is one packet */
+        ASSERT_EQ(query_collect("big 0", &text, &len, &eof), 0);
+        ASSERT_EQ(len, 0u);
+        free(text);
+        ASSERT_EQ(handled, 0u); /* queries never reach the request handler */
+        teardown();
+}
+
+static void test_query_table(void)
+{
+        struct query_table t = {};
+        struct query_out o = {};
+        int dummy;
+
+        ASSERT_EQ(query_register(&t, "echo", on_query_echo, &dummy), 0);
+        ASSERT_EQ(query_register(&t, "echo", on_query_echo, NULL), -EEXIST);
+        ASSERT_EQ(query_register(&t, "Bad", on_query_echo, NULL), -EINVAL);
+        ASSERT_EQ(query_register(&t, "", on_query_echo, NULL), -EINVAL);
+        ASSERT_EQ(query_register(&t, "a b", on_query_echo, NULL), -EINVAL);
+        ASSERT_EQ(query_dispatch(&t, "echo", &o), 0);
+        ASSERT_STREQ(o.buf, "[]\n");
+        ASSERT_EQ(query_dispatch(&t, "echo some args", &o), 0);
+        ASSERT_STREQ(o.buf, "[some args]\n");
+        ASSERT_EQ(query_dispatch(&t, "echoes", &o), -ENOENT);
+        ASSERT_STREQ(o.buf, "unknown query \"echoes\"\n");
+        ASSERT_EQ(query_dispatch(&t, "ech", &o), -ENOENT);
+        for (int i = 1; i < QUERY_HANDLERS_MAX; i++) {
+                char name[16];
+
+                snprintf(name, sizeof(name), "q%d", i);
+                ASSERT_EQ(query_register(&t, name, on_query_echo, NULL), 0);
+        }
+        ASSERT_EQ(query_register(&t, "one-more", on_query_echo, NULL), -ENOSPC);
+        /* an answer above CTRL_REPLY_MAX: -E2BIG with an error line */
+        ASSERT_EQ(query_dispatch(&t, "q1 huge", &o), -E2BIG);
+        ASSERT_TRUE(strstr(o.buf, "too large") != NULL);
+        query_out_done(&o);
+}
+
 int main(void)
 {
         log_set_max_level(getenv("TEST_DEBUG") ? LOG_DEBUG : LOG_ERR);
@@ -283,5 +426,7 @@ int main(void)
         TEST_RUN(test_idle_connections_give_way);
         TEST_RUN(test_exit_connection_held);
         TEST_RUN(test_replaced_socket_left_alone);
+        TEST_RUN(test_queries);
+        TEST_RUN(test_query_table);
         return 0;
 }

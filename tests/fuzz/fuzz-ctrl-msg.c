@@ -10,7 +10,7 @@
  * ctrl_msg_decode() unchanged.
  *
  * Seed corpus: tests/fuzz/corpus-ctrl-msg/ (one 280-byte message per request
- * type, as systemd's and our udevadm send them); dictionary
+ * type, as systemd's and our udevadm send them, and tudev's query); dictionary
  * tests/fuzz/fuzz-ctrl-msg.dict.
  * The code's log messages (all levels) go to stderr: -close_fd_mask=2, as
  * check-fuzz uses, discards them. */
@@ -44,6 +44,7 @@ static bool same_msg(const struct ctrl_msg *a, const struct ctrl_msg *b)
         case CTRL_MSG_SET_CHILDREN_MAX:
                 return a->intval == b->intval;
         case CTRL_MSG_SET_ENV:
+        case CTRL_MSG_TUDEV_QUERY:
                 return streq(a->strval, b->strval);
         default:
                 return true;
@@ -77,6 +78,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 CHECK(memchr(m.strval, '\0', sizeof(m.strval)));
                 eq = strchr(m.strval, '=');
                 CHECK(eq && eq != m.strval);
+                for (const char *p = m.strval; *p; p++)
+                        CHECK((unsigned char)*p >= 0x20 && *p != 0x7f);
+        }
+        if (m.type == CTRL_MSG_TUDEV_QUERY) {
+                CHECK(memchr(m.strval, '\0', sizeof(m.strval)) && m.strval[0]);
                 for (const char *p = m.strval; *p; p++)
                         CHECK((unsigned char)*p >= 0x20 && *p != 0x7f);
         }

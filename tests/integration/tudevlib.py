@@ -613,6 +613,42 @@ def ctrl_request(msgs, timeout=5.0):
         c.close()
 
 
+# tudev's query extension (src/proto/ctrl-msg.h, QUERIES)
+CTRL_TUDEV_QUERY = 0x74750001
+CTRL_REPLY_MAGIC = 0x74757270
+CTRL_REPLY_LAST = 1
+
+
+def ctrl_query(query, timeout=10.0):
+    """Send a query and END; return (status, text, packets) once the server
+    closed the connection, or None if it closed without replying."""
+    c = CtrlConnection(timeout=timeout)
+    status, chunks, last, packets = None, [], False, 0
+    try:
+        c.send(ctrl_message(CTRL_TUDEV_QUERY, query))
+        c.send(ctrl_message(CTRL_END))
+        deadline = time.monotonic() + timeout
+        while True:
+            c.sock.settimeout(max(0.01, deadline - time.monotonic()))
+            data = c.sock.recv(65536)
+            if not data:
+                break
+            assert not last, "data after the last reply packet"
+            assert 16 <= len(data) <= 4096, "reply packet of %d bytes" % len(data)
+            magic, st, flags, n = struct.unpack("=IiII", data[:16])
+            assert magic == CTRL_REPLY_MAGIC and n == len(data) - 16 and flags in (0, 1)
+            assert status is None or st == status
+            status, last = st, bool(flags & CTRL_REPLY_LAST)
+            chunks.append(data[16:])
+            packets += 1
+    finally:
+        c.close()
+    if status is None:
+        return None
+    assert last, "connection closed before the last reply packet"
+    return status, b"".join(chunks).decode(), packets
+
+
 def ctrl_ping(timeout=5.0):
     try:
         return ctrl_request([ctrl_message(CTRL_PING)], timeout)
