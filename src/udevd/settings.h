@@ -14,12 +14,13 @@ struct exec_client;
 #define UDEVD_RUN_DIR "/run/udev"
 /* Queued+running events before the listener pauses; the rest wait in the
  * kernel socket buffer (128 MiB requested, doubled by the kernel: room for
- * roughly 200,000 uevents). 4000 keeps the whole queue around 4 MiB (about
- * 1 KiB per event with its blocking-rule index), far more than the workers
- * can have runnable; 20,000 gave the same drain speed at 10,000 devices
- * with about 10 MiB more peak PSS (tools/bench, an earlier round; the
- * figures are in git history: git log -S 20,000 -- README). */
-#define UDEVD_QUEUE_CAPACITY 4000
+ * roughly 200,000 uevents). Each queued event costs about 1 KiB of udevd's
+ * memory (record and dependency index), all of it touched, so the capacity
+ * is most of udevd's peak PSS in a storm. 1000 is still far more than the
+ * workers can have runnable: against 4000, the drain of 1,000-device burst
+ * storms was the same (0.98-0.97x) and peak PSS 0.80x (loop) and 0.82x
+ * (net) (tools/bench --b-build, 2026-12-02; docs/performance.md). */
+#define UDEVD_QUEUE_CAPACITY 1000
 #define UDEVD_RCVBUF_SIZE (128 * 1024 * 1024)
 #define UDEVD_CHILDREN_MAX_LIMIT 2048
 /* The admission policy (udevd/admission.h): at most children_max events run,
