@@ -243,6 +243,7 @@ MUSL_CC ?= musl-gcc
 MUSL_O ?= build-musl
 MUSL_SYSINCLUDE = linux asm-generic mtd libudev.h libkmod.h blkid
 MUSL_UNIT_SKIP = builtins/test-builtins rules/test-rules-compile rules/test-rules-exec \
+                 rules/test-rules-trace \
                  builtins/test-builtin-getopt
 MUSL_UNIT = $(filter-out $(addprefix $(O)/unit/,$(MUSL_UNIT_SKIP)),$(UNIT_BIN))
 MUSL_OBJ = $(call obj,$(wildcard src/*/*.c) $(CLIENT_SRC))

@@ -20,6 +20,7 @@
 #include "proto/uevent.h"
 
 struct node_mac;
+struct rules_trace;
 
 /* Property list: ordered "KEY=VALUE" entries with a flag per entry. */
 struct prop {
@@ -83,6 +84,8 @@ struct udev_event {
         uint64_t timeout_usec;           /* event timeout: deadline for programs */
         bool dry_run;                    /* udevadm test without --apply: no writes, no RUN */
         const struct node_mac *mac;      /* active security modules for SECLABEL, NULL = none */
+        struct rules_trace *trace;       /* record what the rules do (rules/rules-trace.h),
+                                          * NULL = no tracing; owned by the caller */
 
         /* ---- device state (owned) ---- */
         struct proplist props;           /* kernel properties (DEVNAME absolute) + rule-set ones */
@@ -113,7 +116,7 @@ struct udev_event {
 
 /* Fill the inputs and the kernel properties of `dev` into `ev`. */
 /* Details (rules-engine B): *ev is zeroed first, so set spawner, global_props,
- * old_db, start_usec, timeout_usec, dry_run and mac after this call. props = the
+ * old_db, start_usec, timeout_usec, dry_run, mac and trace after this call. props = the
  * device's properties in order (device_property_at(): for the event device
  * the uevent record with DEVNAME absolute under roots.dev), from_kernel=true,
  * plus ACTION=<action> if the device had none (udevadm test on a sysfs

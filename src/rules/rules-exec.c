@@ -30,6 +30,7 @@
 #include "event/event-format.h"
 #include "rules/rules-internal.h"
 #include "rules/rules-perm.h"
+#include "rules/rules-trace.h"
 #include "event/udev-event.h"
 #include "shared/fileio.h"
 #include "shared/log.h"
@@ -57,6 +58,13 @@ struct exec_state {
         /* DEVLINKS / TAGS+CURRENT_TAGS properties not yet refreshed */
         bool links_outdated;
         bool tags_outdated;
+        /* index in the line of the token that failed or aborted (written by
+         * apply_line() on every failure; read only when tracing) */
+        unsigned fail_tok;
+        /* tracing only (ev->trace != NULL): the line being evaluated and the
+         * result of the last program or builtin it ran */
+        size_t trace_line;
+        int trace_status;
 };
 
 /* "<sysname>: <file>:<line> message", like systemd's log_rule_*(). */
@@ -340,10 +348,12 @@ static int device_subsystem(struct exec_state *x, struct device *d, const char *
 
 /* ------------------------------------------------------------------ matches */
 
-/* ATTR{}/ATTRS{}: read failure = false for == and !=. */
-static bool match_attr(struct exec_state *x, const struct token *t, struct device *d)
+/* The value ATTR{}/ATTRS{} compares, in *ret (possibly in vbuf); false when
+ * there is none (which matches neither == nor !=). */
+static bool attr_value(struct exec_state *x, const struct token *t, struct device *d,
+                       char vbuf[UDEV_NAME_SIZE], const char **ret)
 {
-        char nbuf[UDEV_NAME_SIZE], vbuf[UDEV_NAME_SIZE];
+        char nbuf[UDEV_NAME_SIZE];
         const char *name = t->attr.raw, *value = NULL;
         bool truncated;
         int r;
@@ -351,7 +361,8 @@ static bool match_attr(struct exec_state *x, const struct token *t, struct devic
         if (t->attr.subsystem) {
                 /* "[SUBSYSTEM/SYSNAME]attr": not substituted; missing device =
                  * no match, missing/unreadable attribute = "" */
-                r = udev_resolve_subsys_kernel(x->ev->ctx, t->attr.raw, true, vbuf, sizeof(vbuf));
+                r = udev_resolve_subsys_kernel(x->ev->ctx, t->attr.raw, true, vbuf,
+                                               UDEV_NAME_SIZE);
                 if (r < 0)
                         return false;
                 value = vbuf;
@@ -374,11 +385,22 @@ static bool match_attr(struct exec_state *x, const struct token *t, struct devic
         /* Strip trailing whitespace unless the pattern asks for it. */
         size_t vl = strlen(t->value);
         if (vl > 0 && !is_ws(t->value[vl - 1])) {
-                copy_str(vbuf, sizeof(vbuf), value);
+                if (value != vbuf)
+                        copy_str(vbuf, UDEV_NAME_SIZE, value);
                 strip_trailing_ws(vbuf);
                 value = vbuf;
         }
-        return token_match_string(t, value);
+        *ret = value;
+        return true;
+}
+
+/* ATTR{}/ATTRS{}: read failure = false for == and !=. */
+static bool match_attr(struct exec_state *x, const struct token *t, struct device *d)
+{
+        char vbuf[UDEV_NAME_SIZE];
+        const char *value;
+
+        return attr_value(x, t, d, vbuf, &value) && token_match_string(t, value);
 }
 
 /* sysctl name: if the first separator is '.', swap '.' and '/'; drop a
@@ -494,6 +516,22 @@ static int spawn_program(struct udev_event *ev, const char *cmd, bool is_run, ch
         return r;
 }
 
+/* spawn_program() for PROGRAM and IMPORT{program}, recorded when tracing. */
+static int spawn_traced(struct exec_state *x, enum rules_trace_exec_kind kind, const char *cmd,
+                        char *out, size_t out_size, bool *truncated)
+{
+        uint64_t t0;
+        int r;
+
+        if (_likely_(!x->ev->trace))
+                return spawn_program(x->ev, cmd, false, out, out_size, truncated);
+        t0 = rules_trace_now();
+        r = spawn_program(x->ev, cmd, false, out, out_size, truncated);
+        rules_trace_exec(x->ev->trace, x->trace_line, kind, cmd, r, rules_trace_now() - t0);
+        x->trace_status = r;
+        return r;
+}
+
 static int match_program(struct exec_state *x, const struct token *t)
 {
         char cmd[UDEV_LINE_SIZE], result[UDEV_LINE_SIZE];
@@ -510,7 +548,7 @@ static int match_program(struct exec_state *x, const struct token *t)
                 return 0;
         }
         rlog(x, LOG_DEBUG, "Running PROGRAM '%s'", cmd);
-        r = spawn_program(x->ev, cmd, false, result, sizeof(result), &truncated);
+        r = spawn_traced(x, RULES_TRACE_PROGRAM, cmd, result, sizeof(result), &truncated);
         if (r != 0) {
                 if (r < 0)
                         rlog_errno(x, LOG_WARNING, r, "Failed to execute \"%s\": %m", cmd);
@@ -665,7 +703,8 @@ static int match_import_program(struct exec_state *x, const struct token *t)
                 return 0;
         }
         rlog(x, LOG_DEBUG, "Importing properties from results of '%s'", cmd);
-        r = spawn_program(x->ev, cmd, false, result, sizeof(result), &truncated);
+        r = spawn_traced(x, RULES_TRACE_IMPORT_PROGRAM, cmd, result, sizeof(result),
+                         &truncated);
         if (r != 0) {
                 if (r < 0)
                         rlog_errno(x, LOG_WARNING, r, "Failed to execute '%s', ignoring: %m", cmd);
@@ -711,6 +750,7 @@ static int match_import_builtin(struct exec_state *x, const struct token *t)
                 if (x->ev->builtin_ran & mask) {
                         rlog(x, LOG_DEBUG, "Skipping builtin '%s' in IMPORT key",
                              builtin_name(id));
+                        x->trace_status = (x->ev->builtin_ok & mask) ? 0 : -EALREADY;
                         return op_result(t, (x->ev->builtin_ok & mask) != 0);
                 }
                 x->ev->builtin_ran |= mask;
@@ -722,7 +762,17 @@ static int match_import_builtin(struct exec_state *x, const struct token *t)
                 return 0;
         }
         rlog(x, LOG_DEBUG, "Importing properties from results of builtin command '%s'", cmd);
-        r = run_builtin(x->ev, id, cmd);
+        if (_unlikely_(x->ev->trace)) {
+                char shown[UDEV_LINE_SIZE];
+                uint64_t t0 = rules_trace_now();
+
+                copy_str(shown, sizeof(shown), cmd); /* run_builtin() splits cmd */
+                r = run_builtin(x->ev, id, cmd);
+                rules_trace_exec(x->ev->trace, x->trace_line, RULES_TRACE_IMPORT_BUILTIN, shown,
+                                 r, rules_trace_now() - t0);
+                x->trace_status = r;
+        } else
+                r = run_builtin(x->ev, id, cmd);
         if (r < 0)
                 rlog_errno(x, LOG_DEBUG, r, "Failed to run builtin '%s': %m", cmd);
         else
@@ -1577,28 +1627,291 @@ static int apply_line(struct exec_state *x, const struct rule_line *l)
                         while (i + n < l->n_tokens && TK_IS_PARENT_MATCH(l->tokens[i + n].type))
                                 n++;
                         r = match_parents(x, t, n);
-                        if (r <= 0)
+                        if (r <= 0) {
+                                x->fail_tok = i;
                                 return r;
+                        }
                         i += n;
                         continue;
                 }
                 if ((x->links_outdated || x->tags_outdated) && token_reads_properties(t)) {
                         r = sync_synthesized(x);
-                        if (r < 0)
+                        if (r < 0) {
+                                x->fail_tok = i;
                                 return r;
+                        }
                 }
                 if (TK_IS_MATCH(t->type)) {
                         r = apply_match(x, t);
-                        if (r <= 0)
+                        if (r <= 0) {
+                                x->fail_tok = i;
                                 return r;
+                        }
                 } else {
                         r = apply_assign(x, t);
-                        if (r < 0)
+                        if (r < 0) {
+                                x->fail_tok = i;
                                 return r;
+                        }
                 }
                 i++;
         }
         return 1;
+}
+
+/* ------------------------------------------------------------ tracing */
+
+/* Join a list into buf separated by spaces, `strip` removed from each
+ * element (as the list match sees them). */
+static void trace_join(const struct strlist *l, const char *strip, char *buf, size_t size)
+{
+        size_t sl = strip ? strlen(strip) : 0, o = 0;
+
+        buf[0] = '\0';
+        for (size_t i = 0; i < l->n && o + 1 < size; i++) {
+                const char *s = l->items[i];
+                int w;
+
+                if (sl && strncmp(s, strip, sl) == 0)
+                        s += sl;
+                w = snprintf(buf + o, size - o, "%s%s", o ? " " : "", s);
+                if (w < 0)
+                        break;
+                o += (size_t)w;
+        }
+}
+
+/* What a program, builtin or import that did not give the wanted result
+ * did, as text. */
+static const char *trace_outcome(const struct exec_state *x, const struct token *t, char *buf,
+                                 size_t size)
+{
+        switch (t->type) {
+        case TK_M_PROGRAM:
+        case TK_M_IMPORT_PROGRAM:
+        case TK_M_IMPORT_BUILTIN:
+                if (x->trace_status == -EALREADY)
+                        snprintf(buf, size, "failed earlier (runs once)");
+                else if (x->trace_status > 0)
+                        snprintf(buf, size, "exit status %d", x->trace_status);
+                else if (x->trace_status < 0)
+                        snprintf(buf, size, "errno %d", -x->trace_status);
+                else if (t->op == OP_NOMATCH)
+                        snprintf(buf, size, "success");
+                else
+                        snprintf(buf, size, "no result");
+                break;
+        default:
+                snprintf(buf, size, "%s", t->op == OP_NOMATCH ? "success" : "failure");
+                break;
+        }
+        return buf;
+}
+
+/* The value a failed key compared, re-read (each read the rules make is
+ * cached or has no side effect). */
+static enum rules_trace_value trace_value(struct exec_state *x, const struct token *t,
+                                          char *buf, size_t size, const char **ret)
+{
+        struct udev_event *ev = x->ev;
+        const char *v = NULL;
+
+        switch (t->type) {
+        case TK_M_ACTION:
+        case TK_M_DEVPATH:
+        case TK_M_KERNEL:
+        case TK_M_SUBSYSTEM:
+        case TK_M_DRIVER:
+        case TK_M_CONST:
+                return RULES_TRACE_VALUE_EVENT;
+        case TK_M_DEVLINK:
+                trace_join(&ev->devlinks, "/dev/", buf, size);
+                v = buf[0] ? buf : NULL;
+                break;
+        case TK_M_TAG:
+                trace_join(&ev->current_tags, NULL, buf, size);
+                v = buf[0] ? buf : NULL;
+                break;
+        case TK_M_NAME:
+                v = ev->name;
+                break;
+        case TK_M_ENV:
+                v = udev_event_get_property(ev, t->attr.raw);
+                break;
+        case TK_M_RESULT:
+                v = ev->program_result;
+                break;
+        case TK_M_ATTR: {
+                char vbuf[UDEV_NAME_SIZE];
+                if (!attr_value(x, t, ev->dev, vbuf, &v))
+                        return RULES_TRACE_VALUE_ABSENT;
+                copy_str(buf, size, v);
+                v = buf;
+                break;
+        }
+        case TK_M_SYSCTL:
+        case TK_M_TEST:
+        case TK_M_IMPORT_FILE:
+        case TK_M_IMPORT_DB:
+        case TK_M_IMPORT_CMDLINE:
+        case TK_M_IMPORT_PARENT:
+        case TK_M_PROGRAM:
+        case TK_M_IMPORT_PROGRAM:
+        case TK_M_IMPORT_BUILTIN:
+                *ret = trace_outcome(x, t, buf, size);
+                return RULES_TRACE_VALUE_OUTCOME;
+        default:
+                return RULES_TRACE_VALUE_NONE;
+        }
+        if (!v)
+                return RULES_TRACE_VALUE_ABSENT;
+        *ret = v;
+        return RULES_TRACE_VALUE_STRING;
+}
+
+/* The value of one parent key on device d, as the match sees it. */
+static enum rules_trace_value trace_parent_value(struct exec_state *x, const struct token *t,
+                                                 struct device *d, char *buf, size_t size,
+                                                 const char **ret)
+{
+        const char *v = NULL;
+
+        switch (t->type) {
+        case TK_M_PARENTS_KERNEL:
+                v = device_sysname(d);
+                break;
+        case TK_M_PARENTS_SUBSYSTEM:
+                if (device_get_subsystem(d, &v) < 0)
+                        v = NULL;
+                break;
+        case TK_M_PARENTS_DRIVER:
+                if (device_get_driver(d, &v) < 0)
+                        v = NULL;
+                break;
+        case TK_M_PARENTS_ATTR: {
+                char vbuf[UDEV_NAME_SIZE];
+                if (!attr_value(x, t, d, vbuf, &v))
+                        return RULES_TRACE_VALUE_ABSENT;
+                break;
+        }
+        case TK_M_PARENTS_TAG: {
+                const struct db_record *db;
+                if (d == x->ev->dev)
+                        trace_join(&x->ev->current_tags, NULL, buf, size);
+                else if (device_get_db(d, &db) >= 0)
+                        trace_join(&db->current_tags, NULL, buf, size);
+                else
+                        buf[0] = '\0';
+                *ret = buf;
+                return buf[0] ? RULES_TRACE_VALUE_STRING : RULES_TRACE_VALUE_ABSENT;
+        }
+        default:
+                return RULES_TRACE_VALUE_NONE;
+        }
+        if (!v)
+                return RULES_TRACE_VALUE_ABSENT;
+        copy_str(buf, size, v);
+        *ret = buf;
+        return RULES_TRACE_VALUE_STRING;
+}
+
+/* A failed parent group at tokens[first..]: the nearest miss, the device
+ * (the event's or an ancestor) on which the most keys of the group matched
+ * in order, and the first key that failed there. */
+static void trace_parent_miss(struct exec_state *x, const struct rule_line *l, unsigned first,
+                              unsigned *ret_tok, struct device **ret_dev)
+{
+        struct device *saved = x->ev->dev_parent, *d = x->ev->dev;
+        unsigned n = 0;
+        int best = -1;
+
+        while (first + n < l->n_tokens && TK_IS_PARENT_MATCH(l->tokens[first + n].type))
+                n++;
+        *ret_tok = first;
+        *ret_dev = d;
+        for (;;) {
+                unsigned i;
+
+                x->ev->dev_parent = d;
+                for (i = 0; i < n; i++)
+                        if (match_parent_token(x, &l->tokens[first + i], d) <= 0)
+                                break;
+                /* ties: the nearest device */
+                if (i < n && (int)i > best) {
+                        best = (int)i;
+                        *ret_tok = first + i;
+                        *ret_dev = d;
+                }
+                if (device_get_parent(d, &d) < 0)
+                        break;
+        }
+        x->ev->dev_parent = saved;
+}
+
+/* Record one evaluated line. */
+static void trace_record_line(struct exec_state *x, size_t idx, int verdict, uint64_t nsec)
+{
+        const struct rule_line *l = &x->rules->lines[idx];
+        char buf[RULES_TRACE_VALUE_MAX];
+        const char *value = NULL, *device = NULL;
+        enum rules_trace_value vkind = RULES_TRACE_VALUE_NONE;
+        unsigned tok = x->fail_tok;
+
+        if (verdict == 0 && tok < l->n_tokens) {
+                const struct token *t = &l->tokens[tok];
+
+                if (TK_IS_PARENT_MATCH(t->type)) {
+                        struct device *d;
+
+                        trace_parent_miss(x, l, tok, &tok, &d);
+                        vkind = trace_parent_value(x, &l->tokens[tok], d, buf, sizeof(buf),
+                                                   &value);
+                        device = device_sysname(d);
+                } else
+                        vkind = trace_value(x, t, buf, sizeof(buf), &value);
+        }
+        rules_trace_line(x->ev->trace, idx, verdict, tok, nsec, vkind, value, device);
+}
+
+/* rules_apply() with a trace: the same walk, timed and recorded line by
+ * line. */
+static int apply_traced(struct exec_state *x, unsigned mask)
+{
+        const struct rules *rules = x->rules;
+        struct udev_event *ev = x->ev;
+        struct rules_trace *trace = ev->trace;
+        const char *subsystem = NULL, *driver;
+        uint64_t start = rules_trace_now();
+        int r = 0;
+
+        (void)device_get_subsystem(ev->dev, &subsystem);
+        rules_trace_begin(trace, ev->uevent ? ev->uevent->seqnum : 0,
+                          uevent_action_to_string(ev->action), device_devpath(ev->dev),
+                          device_sysname(ev->dev), subsystem);
+        for (size_t i = 0; i < rules->n_lines;) {
+                const struct rule_line *l = &rules->lines[i];
+                size_t next = i + 1;
+
+                if (l->mask & mask) {
+                        uint64_t t0 = rules_trace_now();
+
+                        x->trace_line = i;
+                        x->trace_status = 0;
+                        r = apply_line(x, l);
+                        trace_record_line(x, i, r, rules_trace_now() - t0);
+                        if (r < 0) {
+                                log_debug_errno(r, "%s: Failed to apply udev rules: %m",
+                                                device_sysname(ev->dev));
+                                break;
+                        }
+                        if (r > 0 && l->goto_line >= 0 && (size_t)l->goto_line > i)
+                                next = (size_t)l->goto_line;
+                }
+                i = next;
+        }
+        driver = proplist_get(&ev->props, "DRIVER");
+        rules_trace_end(trace, driver, r < 0 ? r : 0, rules_trace_now() - start);
+        return r < 0 ? r : 0;
 }
 
 int rules_apply(const struct rules *rules, struct udev_event *ev)
@@ -1622,6 +1935,8 @@ int rules_apply(const struct rules *rules, struct udev_event *ev)
                         mask |= LINE_HAS_NAME;
         }
 
+        if (_unlikely_(ev->trace))
+                return apply_traced(&x, mask);
         for (size_t i = 0; i < rules->n_lines;) {
                 const struct rule_line *l = &rules->lines[i];
                 size_t next = i + 1;
@@ -1665,14 +1980,22 @@ void rules_execute_run(struct udev_event *ev)
                         }
                         log_debug("%s: Running built-in command \"%s\"", device_sysname(ev->dev),
                                   e->cmd);
+                        uint64_t t0 = ev->trace ? rules_trace_now() : 0;
                         r = run_builtin(ev, id, cmd);
+                        if (ev->trace)
+                                rules_trace_exec(ev->trace, SIZE_MAX, RULES_TRACE_RUN_BUILTIN,
+                                                 e->cmd, r, rules_trace_now() - t0);
                         if (r < 0)
                                 log_debug_errno(r, "%s: Failed to run built-in command \"%s\", "
                                                 "ignoring: %m", device_sysname(ev->dev), e->cmd);
                         continue;
                 }
                 log_debug("%s: Running command \"%s\"", device_sysname(ev->dev), e->cmd);
+                uint64_t t0 = ev->trace ? rules_trace_now() : 0;
                 r = spawn_program(ev, e->cmd, true, NULL, 0, NULL);
+                if (ev->trace)
+                        rules_trace_exec(ev->trace, SIZE_MAX, RULES_TRACE_RUN_PROGRAM, e->cmd, r,
+                                         rules_trace_now() - t0);
                 if (r < 0)
                         log_warning_errno(r, "%s: Failed to execute '%s', ignoring: %m",
                                           device_sysname(ev->dev), e->cmd);

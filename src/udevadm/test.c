@@ -18,6 +18,7 @@
 #include "device/node.h"
 #include "rules/event-exec.h"
 #include "rules/rules-exec.h"
+#include "rules/rules-trace.h"
 #include "rules/rules.h"
 #include "event/udev-event.h"
 #include "shared/log.h"
@@ -35,6 +36,7 @@ struct test_args {
         size_t n_dirs;
         enum resolve_names resolve_names;
         bool apply;
+        bool explain;
         const char *device;
 };
 
@@ -48,7 +50,9 @@ static int help(void)
                "  -N --resolve-names=early|late|never  When to resolve names\n"
                "     --rules-dir=DIR                   Read rules from DIR (repeatable)\n"
                "     --apply                           Perform the event for real: device\n"
-               "                                       node, permissions, links, database, RUN\n",
+               "                                       node, permissions, links, database, RUN\n"
+               "     --explain                         Print what every rule line did instead\n"
+               "                                       of the properties\n",
                program_invocation_short_name);
         return 0;
 }
@@ -56,6 +60,7 @@ static int help(void)
 enum {
         ARG_RULES_DIR = 0x100,
         ARG_APPLY,
+        ARG_EXPLAIN,
 };
 
 /* 1 = go on, 0 = done (help), <0 error */
@@ -66,6 +71,7 @@ static int parse_argv(int argc, char *argv[], struct test_args *a)
                 { "resolve-names", required_argument, NULL, 'N' },
                 { "rules-dir", required_argument, NULL, ARG_RULES_DIR },
                 { "apply", no_argument, NULL, ARG_APPLY },
+                { "explain", no_argument, NULL, ARG_EXPLAIN },
                 { "version", no_argument, NULL, 'V' },
                 { "help", no_argument, NULL, 'h' },
                 {}
@@ -93,6 +99,9 @@ static int parse_argv(int argc, char *argv[], struct test_args *a)
                         break;
                 case ARG_APPLY:
                         a->apply = true;
+                        break;
+                case ARG_EXPLAIN:
+                        a->explain = true;
                         break;
                 case 'V':
                         udevadm_print_version();
@@ -226,6 +235,7 @@ static int remove_node(struct udev_event *ev)
 
 static int run_test(const struct test_args *a, struct rules *rules)
 {
+        _cleanup_(rules_trace_freep) struct rules_trace *trace = NULL;
         static const struct device_roots roots = { .sys = "/sys", .dev = "/dev",
                                                    .run = UDEV_RUN_DIR };
         _cleanup_free_ char *list = NULL;
@@ -263,6 +273,12 @@ static int run_test(const struct test_args *a, struct rules *rules)
         ev.dry_run = !a->apply;
         node_mac_detect(roots.sys, &mac);
         ev.mac = &mac;
+        if (a->explain) {
+                r = rules_trace_new(RULES_TRACE_SIZE_DEFAULT, &trace);
+                if (r < 0)
+                        goto out;
+                ev.trace = trace;
+        }
 
         if (a->apply && a->action != UEVENT_ACTION_REMOVE) {
                 r = create_node(&ev);
@@ -281,6 +297,12 @@ static int run_test(const struct test_args *a, struct rules *rules)
                         r = q;
         }
 
+        if (trace) {
+                int q = rules_trace_format(trace, rules, 0, stdout);
+                if (q < 0 && r >= 0)
+                        r = q;
+                goto out;
+        }
         list = malloc(TEST_LIST_MAX);
         if (!list) {
                 r = -ENOMEM;
@@ -304,13 +326,14 @@ int test_main(int argc, char *argv[])
         _cleanup_(rules_unrefp) struct rules *rules = NULL;
         int r;
 
-        /* Like systemd: debug logging unless $SYSTEMD_LOG_LEVEL says otherwise. */
-        if (!getenv("SYSTEMD_LOG_LEVEL"))
-                log_set_max_level(LOG_DEBUG);
         r = parse_argv(argc, argv, &a);
         if (r <= 0)
                 return r;
-        if (!a.apply)
+        /* Like systemd: debug logging unless $SYSTEMD_LOG_LEVEL says otherwise
+         * (with --explain the trace says it all). */
+        if (!getenv("SYSTEMD_LOG_LEVEL"))
+                log_set_max_level(a.explain ? LOG_INFO : LOG_DEBUG);
+        if (!a.apply && !a.explain)
                 printf("This program is for debugging only, it does not run any program\n"
                        "specified by a RUN key. It may show incorrect results, because\n"
                        "some values may be different, or not available at a simulation run.\n"

@@ -266,3 +266,41 @@ def test_debian_rules_every_device_like_systemd(sd_udevadm, udevadm, build, tmp_
     last = res.stdout.strip().splitlines()[-1].split()
     assert last[0] == "COMPARED" and int(last[1]) >= 20, res.stdout
     assert last[3] == "0", res.stdout
+
+
+RULES_EXPLAIN = r'''
+SUBSYSTEM=="block", ENV{UX_NEVER}="1"
+KERNEL=="uxa*", ENV{UX_SEEN}="1", GOTO="ux_more"
+ENV{UX_SKIPPED}="1"
+LABEL="ux_more"
+KERNEL=="uxa*", ATTR{mtu}=="9000", ENV{UX_NEVER}="1"
+KERNEL=="uxa*", PROGRAM=="/bin/false", ENV{UX_NEVER}="1"
+KERNEL=="uxa*", ENV{UX_SEEN}=="1", RUN+="/bin/true %k"
+'''
+
+
+def test_explain(udevadm, net):
+    """--explain: one line per evaluated rule line, the failing key and the
+    value it compared, the applied lines, programs, nothing else on stdout."""
+    net.add_veth("uxa0", "uxb0")
+    dev = NET + "uxa0"
+    ours = nested(isolate(RULES_EXPLAIN) + "%s test --explain --rules-dir=/run/r %s"
+                  % (udevadm, dev))
+    assert ours.returncode == 0, ours.stderr
+    lines = ours.stdout.splitlines()
+    f = "/run/r/50-test.rules:"
+    assert lines[0] == "event seqnum=0 action=add devpath=%s subsystem=net" % dev
+    rules = [ln for ln in lines if ln.startswith(f)]
+    # line 1 of the heredoc is empty: the rules start on line 2
+    assert [ln.split(" ", 2)[:2] for ln in rules] == [
+        [f + "2", "failed"], [f + "3", "applied"], [f + "6", "failed"],
+        [f + "7", "failed"], [f + "8", "applied"]]
+    assert rules[0].endswith(' SUBSYSTEM=="block" got "net"')
+    assert rules[1].endswith(' ENV{UX_SEEN}="1" GOTO="ux_more"')
+    assert rules[2].endswith(' ATTR{mtu}=="9000" got "1500"')
+    assert rules[3].endswith(' PROGRAM=="/bin/false" got exit status 1')
+    assert rules[4].endswith(' RUN{program}+="/bin/true %k"')
+    assert lines[lines.index(rules[3]) + 1].startswith('  program "/bin/false" exit 1 ')
+    assert lines[-1].startswith("summary lines=5 applied=2 time=")
+    assert lines[-1].endswith(" result=0")
+    assert not any(ln.startswith(("UX_", "run: ", "This program")) for ln in lines)
