@@ -52,6 +52,7 @@ struct dep_node {
         const struct uevent *ev;
         void *owner;
         unsigned long long mark; /* insertion serial that last collected us as blocker */
+        unsigned long long seq;  /* when it was added: later nodes have larger ones */
         size_t n_blockers;
         struct dep_node **dependants;
         size_t n_dependants, n_dependants_alloc;
@@ -339,9 +340,27 @@ static int dependants_reserve(struct dep_node *l)
         return 0;
 }
 
+/* Collect into d->scratch every live node a node for ev would wait for (the
+ * latest of each by_* chain and the members of the under lists). Returns
+ * their number or -ENOMEM. */
+static int collect_all(struct event_deps *d, const struct uevent *ev, size_t *n)
+{
+        int r;
+
+        *n = 0;
+        d->serial++;
+        r = collect_key(d, &d->by_id, ev->id, n);
+        if (r >= 0)
+                r = collect_key(d, &d->by_devnode, ev->devnode, n);
+        if (r >= 0)
+                r = collect_path(d, ev->devpath, n);
+        if (r >= 0)
+                r = collect_path(d, ev->devpath_old, n);
+        return r;
+}
+
 int event_deps_add(struct event_deps *d, struct dep_node *node)
 {
-        const struct uevent *ev = node->ev;
         size_t n = 0;
         int r;
 
@@ -349,14 +368,7 @@ int event_deps_add(struct event_deps *d, struct dep_node *node)
         if (r < 0)
                 return r;
 
-        d->serial++;
-        r = collect_key(d, &d->by_id, ev->id, &n);
-        if (r >= 0)
-                r = collect_key(d, &d->by_devnode, ev->devnode, &n);
-        if (r >= 0)
-                r = collect_path(d, ev->devpath, &n);
-        if (r >= 0)
-                r = collect_path(d, ev->devpath_old, &n);
+        r = collect_all(d, node->ev, &n);
         for (size_t i = 0; r >= 0 && i < n; i++)
                 r = dependants_reserve(d->scratch[i]);
         if (r < 0)
@@ -369,6 +381,44 @@ int event_deps_add(struct event_deps *d, struct dep_node *node)
                 l->dependants[l->n_dependants++] = node;
         }
         node->n_blockers = n;
+        node->seq = d->serial;
         register_node(d, node);
         return (int)MIN(n, (size_t)INT32_MAX);
+}
+
+/* Every conflicting live node that was not collected precedes a collected one
+ * in its by_* chain, so the latest collected node is the latest of all. */
+struct dep_node *event_deps_latest_conflict(struct event_deps *d, const struct uevent *ev)
+{
+        struct dep_node *latest = NULL;
+        size_t n = 0;
+
+        if (collect_all(d, ev, &n) < 0)
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                if (!latest || d->scratch[i]->seq > latest->seq)
+                        latest = d->scratch[i];
+        return latest;
+}
+
+static bool streq_null(const char *a, const char *b)
+{
+        return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+bool event_deps_coalescible(const struct uevent *queued, const struct uevent *newer)
+{
+        const char *uuid;
+
+        if (queued->action != UEVENT_ACTION_CHANGE || newer->action != UEVENT_ACTION_CHANGE)
+                return false;
+        if (queued->devpath_old || newer->devpath_old)
+                return false;
+        if (strcmp(queued->devpath, newer->devpath) != 0 ||
+            strcmp(queued->subsystem, newer->subsystem) != 0 ||
+            strcmp(queued->id, newer->id) != 0 || strcmp(queued->devnode, newer->devnode) != 0)
+                return false;
+        uuid = uevent_get(queued, "SYNTH_UUID");
+        return !uuid || strcmp(uuid, "0") == 0 ||
+               streq_null(uuid, uevent_get(newer, "SYNTH_UUID"));
 }

@@ -25,6 +25,7 @@
  * events below the devpath; no scan of all live events. No locks, no clock,
  * no I/O: the caller serialises every call on one struct event_deps. */
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "proto/uevent.h"
@@ -61,6 +62,21 @@ int event_deps_add(struct event_deps *d, struct dep_node *n);
  * `runnable` (may be NULL) is called for each one reaching zero. */
 void event_deps_remove(struct event_deps *d, struct dep_node *n,
                        void (*runnable)(struct dep_node *dep, void *userdata), void *userdata);
+/* The latest-added live node among those a new node for `ev` would wait
+ * for: the event of the same device (or a related one) that ev would run
+ * right after. NULL if none, or on allocation failure. Changes nothing
+ * observable. */
+struct dep_node *event_deps_latest_conflict(struct event_deps *d, const struct uevent *ev);
+
+/* Storm damping (udevd(8) STORM DAMPING): may `newer` be merged into
+ * `queued`, an earlier event that no worker has taken yet and that is the
+ * latest live event `newer` conflicts with (event_deps_latest_conflict())?
+ * True when both are "change" events of the same device (devpath,
+ * subsystem, id and devnode equal, no DEVPATH_OLD) and `queued` carries no
+ * SYNTH_UUID other than "0" or `newer`'s: an event that a client waits for
+ * by its UUID (udevadm trigger --settle) is never absorbed by another. Pure. */
+bool event_deps_coalescible(const struct uevent *queued, const struct uevent *newer);
+
 /* Every live node that waits for n is about to be removed too (dropped at
  * shutdown): n forgets them, so that removing n later reports nothing. */
 void dep_node_forget_dependants(struct dep_node *n);

@@ -42,6 +42,7 @@
 #include <time.h>
 
 #include "shared/cond.h"
+#include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/minheap.h"
 #include "shared/time-util.h"
@@ -62,7 +63,11 @@ enum {
 };
 
 struct queued_event {
-        struct uevent *ev;
+        struct uevent *ev;    /* the record workers process: the newest merged in */
+        /* After a merge (storm damping): the first record, whose keys the
+         * dep_node borrows; NULL otherwise. */
+        struct uevent *first_ev;
+        unsigned n_merged;    /* later "change" events merged into this one */
         struct queued_event *prev, *next; /* in q->queued or q->lent */
         uint64_t serial;      /* arrival order: the runnable heap's key */
         enum qe_state state;
@@ -90,6 +95,7 @@ struct event_queue {
         struct admission adm; /* limits, running and waiting counts */
         bool standby;         /* a taker sleeps until the stall deadline */
         bool paused;
+        bool coalesce;        /* storm damping on */
         bool shutdown;
         bool busy;
 
@@ -101,6 +107,7 @@ struct event_queue {
         struct queued_event *delayed; /* requeued, waiting for not_before */
         size_t n_queued, n_runnable, n_delayed;
         uint64_t pushed_total, done_total;
+        uint64_t coalesced_total; /* events merged into a queued one */
 
         size_t n_waiting;   /* takers blocked on `takers` */
         size_t n_signalled; /* wake-ups sent and not yet consumed */
@@ -143,6 +150,7 @@ static void qe_free(struct queued_event *qe)
                 return;
         dep_node_free(qe->deps);
         uevent_free(qe->ev);
+        uevent_free(qe->first_ev);
         free(qe);
 }
 
@@ -374,6 +382,39 @@ static int insert_locked(struct event_queue *q, struct queued_event *qe)
         return 0;
 }
 
+/* Storm damping: merge the "change" event of qe (not inserted) into the
+ * queued, never taken "change" of the same device that it would run right
+ * after (event_deps_coalescible()). The queued event keeps its position and
+ * dependency keys and takes qe's record (the later kernel state). true: qe's
+ * record moved, the caller frees the empty qe. */
+static bool merge_locked(struct event_queue *q, struct queued_event *qe)
+{
+        struct queued_event *o;
+        struct dep_node *last;
+
+        if (!q->coalesce || qe->ev->action != UEVENT_ACTION_CHANGE)
+                return false;
+        last = event_deps_latest_conflict(&q->deps, qe->ev);
+        if (!last)
+                return false;
+        o = dep_node_owner(last);
+        if (o->state != QE_QUEUED || o->retry_until != 0 ||
+            !event_deps_coalescible(o->ev, qe->ev))
+                return false;
+        log_debug("SEQNUM=%llu merged into queued SEQNUM=%llu (%s)",
+                  (unsigned long long)qe->ev->seqnum, (unsigned long long)o->ev->seqnum,
+                  qe->ev->devpath);
+        if (o->first_ev)
+                uevent_free(o->ev);
+        else
+                o->first_ev = o->ev;
+        o->ev = qe->ev;
+        qe->ev = NULL;
+        o->n_merged++;
+        q->coalesced_total++;
+        return true;
+}
+
 /* ------------------------------------------------------------------ public */
 
 int event_queue_new(const struct event_queue_hooks *hooks, size_t capacity,
@@ -445,7 +486,7 @@ static void retry_disk_of_locked(struct event_queue *q, const struct uevent *ev)
 
 int event_queue_push(struct event_queue *q, struct uevent **evs, size_t n)
 {
-        struct qe_list batch = { NULL, NULL };
+        struct qe_list batch = { NULL, NULL }, merged = { NULL, NULL };
         struct queued_event *qe;
         bool need;
         int r = 0;
@@ -472,6 +513,10 @@ int event_queue_push(struct event_queue *q, struct uevent **evs, size_t n)
         }
         while ((qe = batch.head)) {
                 list_remove(&batch, qe);
+                if (merge_locked(q, qe)) {
+                        list_append(&merged, qe);
+                        continue;
+                }
                 r = insert_locked(q, qe);
                 if (r < 0) {
                         list_append(&batch, qe); /* free with the rest below */
@@ -486,6 +531,7 @@ int event_queue_push(struct event_queue *q, struct uevent **evs, size_t n)
 
         /* After a failure `batch` holds the event that failed and all later ones. */
         qe_free_chain(batch.head);
+        qe_free_chain(merged.head); /* empty shells: their records moved */
         if (need)
                 q->hooks.on_need_worker(q->hooks.userdata);
         return r;
@@ -774,6 +820,23 @@ uint64_t queued_event_start_usec(const struct queued_event *qe)
         return qe->start_usec;
 }
 
+uint64_t queued_event_first_seqnum(const struct queued_event *qe)
+{
+        return qe->first_ev ? qe->first_ev->seqnum : qe->ev->seqnum;
+}
+
+unsigned queued_event_merged(const struct queued_event *qe)
+{
+        return qe->n_merged;
+}
+
+void event_queue_set_coalesce(struct event_queue *q, bool coalesce)
+{
+        pthread_mutex_lock(&q->lock);
+        q->coalesce = coalesce;
+        pthread_mutex_unlock(&q->lock);
+}
+
 void event_queue_set_paused(struct event_queue *q, bool paused)
 {
         bool need = false;
@@ -838,6 +901,7 @@ void event_queue_get_stats(struct event_queue *q, struct event_queue_stats *ret)
                 .startable = takeable_locked(q) + (held_back_locked(q) ? 1 : 0),
                 .pushed_total = q->pushed_total,
                 .done_total = q->done_total,
+                .coalesced_total = q->coalesced_total,
         };
         pthread_mutex_unlock(&q->lock);
 }

@@ -14,6 +14,14 @@
  * most as many waiters as events became runnable (no thundering herd; no wake
  * at all when every worker is busy).
  *
+ * Storm damping (off until event_queue_set_coalesce()): push merges a "change" event into the queued "change" of
+ * the same device that it would otherwise run right after, if no worker has
+ * taken that one yet (event_deps_coalescible() says which pairs): the queued
+ * event keeps its position and takes the newer record, the newer event
+ * never becomes a queue entry of its own and is counted in coalesced_total.
+ * The SEQNUMs merged into an event are done when it is done: a live event
+ * covers queued_event_first_seqnum() .. its record's SEQNUM.
+ *
  * Ownership: push takes the uevent records; take lends a `struct queued_event`
  * to one worker until event_queue_done(), which frees it (and the record). */
 
@@ -50,7 +58,7 @@ int event_queue_new(const struct event_queue_hooks *hooks, size_t capacity,
 /* Frees all remaining events. No thread may be inside the queue. */
 void event_queue_free(struct event_queue *q);
 
-/* Append events in order; takes ownership of evs[0..n-1] (on success and
+/* Append events in order (merging "change" storms, see above); takes ownership of evs[0..n-1] (on success and
  * on failure; NULL entries are skipped). Returns 0 or -ENOMEM / -ESHUTDOWN
  * (queue shut down: records freed). On -ENOMEM a prefix of evs may have been
  * queued; the rest was freed. Does not wait for capacity itself. */
@@ -92,7 +100,14 @@ void event_queue_retry_disk(struct event_queue *q, const char *disk_devpath);
 /* Accessors for a lent event. */
 const struct uevent *queued_event_uevent(const struct queued_event *qe);
 uint64_t queued_event_start_usec(const struct queued_event *qe); /* CLOCK_MONOTONIC */
+/* SEQNUM of the first event merged into qe (its own SEQNUM without merges);
+ * queued_event_uevent(qe)->seqnum is the last one's. */
+uint64_t queued_event_first_seqnum(const struct queued_event *qe);
+/* How many later events were merged into qe. */
+unsigned queued_event_merged(const struct queued_event *qe);
 
+/* Storm damping on or off (off after event_queue_new()); affects later pushes. */
+void event_queue_set_coalesce(struct event_queue *q, bool coalesce);
 /* Stop/resume handing out events (udevadm control --stop/--start-exec-queue).
  * Queued events stay queued. */
 void event_queue_set_paused(struct event_queue *q, bool paused);
@@ -132,6 +147,7 @@ struct event_queue_stats {
                            * taker while the per-CPU limit holds some back */
         uint64_t pushed_total;
         uint64_t done_total; /* finished or abandoned (dropped ones not counted) */
+        uint64_t coalesced_total; /* merged into a queued event (never in pushed_total) */
 };
 void event_queue_get_stats(struct event_queue *q, struct event_queue_stats *ret);
 

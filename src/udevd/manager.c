@@ -617,6 +617,7 @@ int manager_new(const struct udevd_settings *settings, const struct manager_opti
         if (r < 0)
                 goto fail;
         event_queue_set_max_running(m->queue, m->children_max);
+        event_queue_set_coalesce(m->queue, true); /* udevd(8) STORM DAMPING */
         event_queue_set_soft_running(m->queue, udevd_cpus(), UDEVD_STALL_USEC);
         r = worker_pool_new(m->queue, settings, m->children_max, &m->pool);
         if (r < 0)
@@ -740,11 +741,12 @@ static void log_stats(struct manager *m)
         log_info("stats: received=%" PRIu64 " processed=%" PRIu64 " failed=%" PRIu64
                  " forged=%" PRIu64 " malformed=%" PRIu64 " enobufs=%" PRIu64 " lost=%" PRIu64
                  " resyncs=%u resync_added=%u resync_removed=%u resync_forgotten=%u"
-                 " dropped_at_exit=%zu workers=%u generation=%u",
+                 " dropped_at_exit=%zu workers=%u generation=%u coalesced=%" PRIu64
+                 " watch_limited=%" PRIu64,
                  ls.received, ps.processed, ps.failed, ls.forged, ls.malformed, ls.enobufs,
                  ls.lost, m->resync.runs, m->resync.added, m->resync.removed,
                  m->resync.forgotten, m->dropped_at_exit + qs.queued, ps.workers,
-                 snapshot_generation(&m->snapshots));
+                 snapshot_generation(&m->snapshots), qs.coalesced_total, ps.watch_limited);
 }
 
 int manager_run(struct manager *m)

@@ -355,6 +355,82 @@ static void test_forget_dependants(void)
         world_done(&w);
 }
 
+/* The latest live event a new one conflicts with, whatever key links them. */
+static uint64_t latest(struct world *w, struct uevent *probe)
+{
+        struct dep_node *n = event_deps_latest_conflict(&w->d, probe);
+        uint64_t s = n ? (*(struct uevent **)dep_node_owner(n))->seqnum : 0;
+
+        uevent_free(probe);
+        return s;
+}
+
+static void test_latest_conflict(void)
+{
+        struct world w;
+
+        world_init(&w);
+        ASSERT_EQ(latest(&w, mk(9, "change", "/devices/a", "t", NULL)), 0);
+        add(&w, mk(1, "change", "/devices/a", "t", NULL));
+        add(&w, mk(2, "change", "/devices/b", "t", NULL));
+        ASSERT_EQ(latest(&w, mk(9, "change", "/devices/a", "t", NULL)), 1);
+        add(&w, mk(3, "add", "/devices/a/child", "t", NULL)); /* below a */
+        ASSERT_EQ(latest(&w, mk(9, "change", "/devices/a", "t", NULL)), 3);
+        add(&w, mk(4, "change", "/devices", "t", NULL)); /* above a */
+        ASSERT_EQ(latest(&w, mk(9, "change", "/devices/a", "t", NULL)), 4);
+        ASSERT_EQ(latest(&w, mk(9, "change", "/sys/x", "t", NULL)), 0);
+        /* the probes changed nothing: the blockers are as before */
+        ASSERT_EQ(rm(&w, 1), 1); /* 3 */
+        ASSERT_EQ(latest(&w, mk(9, "change", "/devices/a", "t", NULL)), 4);
+        ASSERT_EQ(rm(&w, 3), 0);
+        ASSERT_EQ(rm(&w, 2), 1); /* 4 */
+        ASSERT_EQ(rm(&w, 4), 0);
+        world_done(&w);
+}
+
+static void test_coalescible(void)
+{
+        const char *u = "SYNTH_UUID=11111111-1111-4111-8111-111111111111";
+        struct {
+                struct uevent *a, *b;
+                bool ok;
+        } cases[] = {
+                { mk(1, "change", "/devices/a", "t", NULL),
+                  mk(2, "change", "/devices/a", "t", NULL), true },
+                { mk(1, "change", "/devices/a", "t", "SYNTH_UUID=0", NULL),
+                  mk(2, "change", "/devices/a", "t", u, NULL), true },
+                { mk(1, "change", "/devices/a", "t", u, NULL),
+                  mk(2, "change", "/devices/a", "t", u, NULL), true },
+                { mk(1, "change", "/devices/a", "t", u, NULL),
+                  mk(2, "change", "/devices/a", "t", NULL), false },
+                { mk(1, "change", "/devices/a", "t", u, NULL),
+                  mk(2, "change", "/devices/a", "t", "SYNTH_UUID=0", NULL), false },
+                { mk(1, "add", "/devices/a", "t", NULL),
+                  mk(2, "change", "/devices/a", "t", NULL), false },
+                { mk(1, "change", "/devices/a", "t", NULL),
+                  mk(2, "bind", "/devices/a", "t", NULL), false },
+                { mk(1, "change", "/devices/a", "t", NULL),
+                  mk(2, "change", "/devices/b", "t", NULL), false },
+                { mk(1, "change", "/devices/a", "t", NULL),
+                  mk(2, "change", "/devices/a", "u", NULL), false },
+                { mk(1, "change", "/devices/a", "t", "MAJOR=1", "MINOR=2", NULL),
+                  mk(2, "change", "/devices/a", "t", "MAJOR=1", "MINOR=3", NULL), false },
+                { mk(1, "change", "/devices/a", "t", "DEVNAME=x", NULL),
+                  mk(2, "change", "/devices/a", "t", "DEVNAME=y", NULL), false },
+                { mk(1, "change", "/devices/a", "t", NULL),
+                  mk(2, "change", "/devices/a", "t", "DEVPATH_OLD=/devices/z", NULL), false },
+        };
+
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                if (event_deps_coalescible(cases[i].a, cases[i].b) != cases[i].ok) {
+                        fprintf(stderr, "case %zu\n", i);
+                        ASSERT_TRUE(false);
+                }
+                uevent_free(cases[i].a);
+                uevent_free(cases[i].b);
+        }
+}
+
 int main(void)
 {
         TEST_RUN(test_same_devpath);
@@ -368,5 +444,7 @@ int main(void)
         TEST_RUN(test_remove_then_add);
         TEST_RUN(test_blocker_counted_once);
         TEST_RUN(test_forget_dependants);
+        TEST_RUN(test_latest_conflict);
+        TEST_RUN(test_coalescible);
         return 0;
 }

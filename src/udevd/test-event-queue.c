@@ -1190,6 +1190,156 @@ static void test_requeue_stress(void)
         event_queue_free(rs.q);
 }
 
+/* ------------------------------------------------------- storm damping */
+
+#define CDEV "/devices/virtual/coal/c0"
+
+static struct uevent *mk_change(uint64_t seqnum, const char *extra)
+{
+        return mk(seqnum, "change", CDEV, "test", "MAJOR=10", "MINOR=200", "DEVNAME=coal0",
+                  extra, NULL);
+}
+
+static const char *prop(const struct queued_event *qe, const char *key)
+{
+        const char *v = uevent_get(queued_event_uevent(qe), key);
+
+        return v ? v : "";
+}
+
+/* "change" events behind an unstarted "change" of the same device are
+ * merged into it: one queue entry, the last record, the first position. */
+static void test_coalesce_basic(void)
+{
+        struct queued_event *a, *b, *x;
+        struct event_queue *q;
+        struct counters c;
+
+        q = new_queue(&c, 0);
+        event_queue_set_coalesce(q, true);
+        push1(q, mk(1, "add", CDEV, "test", "MAJOR=10", "MINOR=200", "DEVNAME=coal0", NULL));
+        a = take_now(q, 1);
+        push1(q, mk_change(2, "P=a"));
+        push1(q, mk(3, "add", "/devices/virtual/coal/other", "test", NULL)); /* independent */
+        push1(q, mk_change(4, "P=b"));
+        push1(q, mk_change(5, "P=c"));
+        ASSERT_EQ(stats(q).queued, 2);
+        ASSERT_EQ(stats(q).coalesced_total, 2);
+        ASSERT_EQ(stats(q).pushed_total, 3);
+        x = take_now(q, 3);
+        event_queue_done(q, x);
+        event_queue_done(q, a);
+        b = take_now(q, 5); /* the last record ... */
+        ASSERT_EQ(queued_event_first_seqnum(b), 2); /* ... at the first one's place */
+        ASSERT_EQ(queued_event_merged(b), 2);
+        ASSERT_STREQ(prop(b, "P"), "c");
+        ASSERT_EQ(stats(q).queued, 0);
+        event_queue_done(q, b);
+        ASSERT_EQ(stats(q).done_total, 3);
+        ASSERT_EQ(atomic_load(&c.busy_false), 1);
+        event_queue_free(q);
+}
+
+/* Never merged: into a running event, across another event of the device
+ * (remove, a child's event), into another device's or action's event,
+ * into a requeued event, or with coalescing off. */
+static void test_coalesce_not(void)
+{
+        struct queued_event *a, *b;
+        struct event_queue *q;
+        struct counters c;
+
+        /* running: the next change queues; the one after merges into it */
+        q = new_queue(&c, 0);
+        event_queue_set_coalesce(q, true);
+        push1(q, mk_change(1, "P=a"));
+        a = take_now(q, 1);
+        push1(q, mk_change(2, "P=b"));
+        push1(q, mk_change(3, "P=c"));
+        ASSERT_EQ(stats(q).queued, 1);
+        ASSERT_EQ(stats(q).coalesced_total, 1);
+        event_queue_done(q, a);
+        b = take_now(q, 3);
+        ASSERT_EQ(queued_event_first_seqnum(b), 2);
+        event_queue_done(q, b);
+        event_queue_free(q);
+
+        /* another event of the device, or of a child, in between */
+        q = new_queue(&c, 0);
+        event_queue_set_coalesce(q, true);
+        event_queue_set_paused(q, true);
+        push1(q, mk_change(1, NULL));
+        push1(q, mk(2, "bind", CDEV, "test", "MAJOR=10", "MINOR=200", "DEVNAME=coal0", NULL));
+        push1(q, mk_change(3, NULL));
+        push1(q, mk(4, "add", CDEV "/child", "test", NULL));
+        push1(q, mk_change(5, NULL));
+        /* other devices, other actions */
+        push1(q, mk(6, "change", "/devices/virtual/coal/c1", "test", NULL));
+        push1(q, mk(7, "add", "/devices/virtual/coal/c2", "test", NULL));
+        push1(q, mk(8, "add", "/devices/virtual/coal/c2", "test", NULL));
+        ASSERT_EQ(stats(q).queued, 8);
+        ASSERT_EQ(stats(q).coalesced_total, 0);
+        event_queue_shutdown(q, true);
+        event_queue_free(q);
+
+        /* a requeued event (it was taken once) */
+        q = new_queue(&c, 0);
+        event_queue_set_coalesce(q, true);
+        push1(q, mk_disk(1, "change"));
+        a = take_now(q, 1);
+        ASSERT_EQ(event_queue_requeue(q, a, 60 * USEC_PER_SEC, 120 * USEC_PER_SEC), 0);
+        push1(q, mk_disk(2, "change"));
+        ASSERT_EQ(stats(q).queued, 2);
+        ASSERT_EQ(stats(q).coalesced_total, 0);
+        event_queue_shutdown(q, true);
+        event_queue_free(q);
+
+        /* off (the default) */
+        q = new_queue(&c, 0);
+        event_queue_set_paused(q, true);
+        push1(q, mk_change(1, NULL));
+        push1(q, mk_change(2, NULL));
+        ASSERT_EQ(stats(q).queued, 2);
+        ASSERT_EQ(stats(q).coalesced_total, 0);
+        event_queue_shutdown(q, true);
+        event_queue_free(q);
+}
+
+/* An event a client waits for by its SYNTH_UUID is never absorbed; a later
+ * one with a UUID absorbs earlier ones without, and keeps its UUID. */
+static void test_coalesce_synth_uuid(void)
+{
+        const char *u1 = "SYNTH_UUID=11111111-1111-4111-8111-111111111111";
+        const char *u3 = "SYNTH_UUID=33333333-3333-4333-8333-333333333333";
+        struct queued_event *qe;
+        struct event_queue *q;
+        struct counters c;
+
+        q = new_queue(&c, 0);
+        event_queue_set_coalesce(q, true);
+        event_queue_set_paused(q, true);
+        push1(q, mk_change(1, u1));
+        push1(q, mk_change(2, "SYNTH_UUID=0"));  /* behind 1, not merged */
+        push1(q, mk_change(3, u3));              /* merged into 2 */
+        push1(q, mk_change(4, NULL));            /* 2 now waits for u3: not merged */
+        push1(q, mk_change(5, u3 /* the same */)); /* merged into 4 */
+        ASSERT_EQ(stats(q).queued, 3);
+        ASSERT_EQ(stats(q).coalesced_total, 2);
+        event_queue_set_paused(q, false);
+        qe = take_now(q, 1);
+        ASSERT_STREQ(prop(qe, "SYNTH_UUID"), u1 + strlen("SYNTH_UUID="));
+        event_queue_done(q, qe);
+        qe = take_now(q, 3);
+        ASSERT_EQ(queued_event_first_seqnum(qe), 2);
+        ASSERT_STREQ(prop(qe, "SYNTH_UUID"), u3 + strlen("SYNTH_UUID="));
+        event_queue_done(q, qe);
+        qe = take_now(q, 5);
+        ASSERT_EQ(queued_event_first_seqnum(qe), 4);
+        event_queue_done(q, qe);
+        ASSERT_EQ(stats(q).done_total, 3);
+        event_queue_free(q);
+}
+
 /* Only the queue operations are timed, not building the records; in CPU time
  * of this thread, so that a loaded machine does not fail the test. */
 struct stopwatch {
@@ -1617,6 +1767,9 @@ int main(void)
         TEST_RUN(test_requeue_abandoned);
         TEST_RUN(test_requeue_shutdown);
         TEST_RUN(test_requeue_stress);
+        TEST_RUN(test_coalesce_basic);
+        TEST_RUN(test_coalesce_not);
+        TEST_RUN(test_coalesce_synth_uuid);
         TEST_RUN(test_scale_independent);
         TEST_RUN(test_scale_chain);
         TEST_RUN(test_stress);

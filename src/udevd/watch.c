@@ -24,13 +24,19 @@
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/thread-util.h"
+#include "shared/time-util.h"
 #include "udevd/event-queue.h"
+#include "udevd/watch-limit.h"
 #include "udevd/watch.h"
 
 #define WATCH_PATH_MAX 256           /* <run>/watch(.old) */
 #define WATCH_WD_MAX 16              /* decimal int + NUL */
 #define WATCH_PARTITIONS_MAX 1024    /* partitions of one disk given a "change" */
 #define WATCH_READ_BUF 4096          /* inotify read buffer */
+/* Rate limit of synthesized changes (watch-limit.h): one pending per device;
+ * after this long without its event starting, another is written. */
+#define WATCH_LIMIT_WINDOW_USEC (3 * USEC_PER_SEC)
+#define WATCH_LIMIT_DEVICES 4096     /* devices tracked at once */
 
 struct watch {
         char run_dir[WATCH_PATH_MAX];
@@ -40,7 +46,9 @@ struct watch {
         struct event_queue *queue;    /* borrowed, may be NULL */
         int inotify_fd;
         int stop_fd;                  /* eventfd: stop the thread */
-        pthread_mutex_t lock;         /* serialises record updates + add/rm_watch */
+        pthread_mutex_t lock;         /* serialises record updates + add/rm_watch,
+                                       * and guards `limit` */
+        struct watch_limit limit;     /* pending synthesized changes */
         pthread_t thread;
         bool thread_started;
 };
@@ -197,6 +205,7 @@ int watch_end(struct watch *w, const char *id)
         pthread_mutex_lock(&w->lock);
         dirfd = open_dir(w->dir);
         r = dirfd == -ENOENT ? 0 : dirfd < 0 ? dirfd : clear_locked(w, dirfd, id);
+        watch_limit_clear(&w->limit, id); /* its pending change (if any) starts now */
         pthread_mutex_unlock(&w->lock);
         return r;
 }
@@ -359,7 +368,13 @@ static void on_close_write(struct watch *w, int wd)
         }
         log_debug("watch: %s (%s) closed after writing", node, device_devpath(d));
         retry_whole_disk(w, d);
-        synthesize_change(ctx, d);
+        pthread_mutex_lock(&w->lock);
+        bool admit = watch_limit_admit(&w->limit, id, now_usec(CLOCK_MONOTONIC));
+        pthread_mutex_unlock(&w->lock);
+        if (admit)
+                synthesize_change(ctx, d);
+        else
+                log_debug("watch: a change of %s is pending, not writing another", id);
         device_ctx_free(ctx);
 }
 
@@ -507,6 +522,7 @@ int watch_new(const char *run_dir, const char *sys_dir, struct event_queue *queu
         w->inotify_fd = w->stop_fd = -1;
         w->queue = queue;
         pthread_mutex_init(&w->lock, NULL);
+        watch_limit_init(&w->limit, WATCH_LIMIT_WINDOW_USEC, WATCH_LIMIT_DEVICES);
         r = copy_path(w->run_dir, sizeof(w->run_dir), run_dir, "");
         if (r >= 0)
                 r = copy_path(w->sys_dir, sizeof(w->sys_dir), sys_dir, "");
@@ -546,6 +562,19 @@ void watch_free(struct watch *w)
         }
         safe_close(w->inotify_fd);
         safe_close(w->stop_fd);
+        watch_limit_done(&w->limit);
         pthread_mutex_destroy(&w->lock);
         free(w);
+}
+
+uint64_t watch_limited(struct watch *w)
+{
+        uint64_t n;
+
+        if (!w)
+                return 0;
+        pthread_mutex_lock(&w->lock);
+        n = watch_limit_dropped(&w->limit);
+        pthread_mutex_unlock(&w->lock);
+        return n;
 }

@@ -19,11 +19,16 @@
  *     partitions the kernel sends the events itself; otherwise "change" is
  *     written to the uevent file of the disk and of each partition;
  *   - any other device: "change" to its uevent file.
+ * At most one synthesized change per device is pending (written, its event
+ * not yet started): further close events within 3 s are dropped and
+ * counted (udevd/watch-limit.h).
  * IN_IGNORED is not handled (the records go with the device's remove event).
  *
  * At start the records of a previous instance are moved to <run>/watch.old,
  * every "<wd>" entry is resolved to its device and watched again, and
  * watch.old is deleted. At stop the records stay for the next instance. */
+
+#include <stdint.h>
 
 struct event_queue;
 struct watch;
@@ -41,3 +46,5 @@ void watch_free(struct watch *w);
 int watch_begin(struct watch *w, const char *id, const char *devnode);
 /* Drop the watch of device `id`, if any. 0 or -errno. */
 int watch_end(struct watch *w, const char *id);
+/* Close events dropped by the rate limit so far. Any thread; NULL gives 0. */
+uint64_t watch_limited(struct watch *w);

@@ -267,6 +267,7 @@ void worker_pool_get_stats(struct worker_pool *p, struct worker_pool_stats *ret)
         pthread_mutex_unlock(&p->lock);
         ret->processed = atomic_load(&p->processed);
         ret->failed = atomic_load(&p->failed);
+        ret->watch_limited = watch_limited(p->watch);
 }
 
 unsigned worker_pool_busy(struct worker_pool *p)

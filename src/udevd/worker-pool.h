@@ -22,6 +22,8 @@ struct worker_pool_stats {
         uint64_t processed; /* events finished successfully */
         uint64_t failed;    /* events that failed (broadcast with UDEV_WORKER_FAILED) */
         unsigned workers;   /* threads started */
+        uint64_t watch_limited; /* inotify close events not turned into a change
+                                 * (udevd/watch.h rate limit) */
 };
 
 /* Borrows q and settings for its lifetime. */
