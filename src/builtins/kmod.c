@@ -8,22 +8,32 @@
  * Without names the event's MODALIAS is used. Each name is resolved through
  * the module index (aliases, modalias globs, built-in modules); modules that
  * are built in or already live are skipped, the others are inserted with
- * their dependencies by kmod_module_probe_insert_module() with
+ * their dependencies by kmod.module_probe_insert_module() with
  * KMOD_PROBE_APPLY_BLACKLIST, so modprobe.d "blacklist" lines (and
  * install/remove commands) are honoured as by modprobe. Failures are logged
  * at debug level and never fail the builtin (only a malformed command line
  * or a missing MODALIAS does).
  *
  * libkmod contexts are not thread-safe: each thread creates its own on first
- * use, kmod_new(NULL, NULL) + kmod_load_resources(), and recreates it after
- * builtins_reload(), or by itself when kmod_validate_resources() on it (at
+ * use, kmod.new(NULL, NULL) + kmod.load_resources(), and recreates it after
+ * builtins_reload(), or by itself when kmod.validate_resources() on it (at
  * most every KMOD_VALIDATE_USEC) says the index or configuration changed.
  * builtins_should_reload() asks a baseline context (kept under a mutex).
  *
- * Testing: $TUDEV_TEST_KMOD_DIR (a module directory, as kmod_new()'s dirname:
+ * libkmod itself is loaded with dlopen(LIBKMOD_SONAME) the first time a
+ * thread needs a context, not linked: a udevd that never runs this builtin,
+ * the exec helper (udevd's binary re-executed) and the helper programs do
+ * not map libkmod and the libraries it pulls in (libcrypto, about 0.7 MiB of
+ * relocated, private pages per process). If the library cannot be loaded,
+ * one warning says so and the builtin does nothing, as when the module
+ * index is missing. Until it has been loaded, builtin_kmod_should_reload()
+ * answers false without loading it: there is no index in use to go stale.
+ *
+ * Testing: $TUDEV_TEST_KMOD_DIR (a module directory, as kmod.new()'s dirname:
  * the directory holding modules.dep.bin etc.) and $TUDEV_TEST_KMOD_CONFIG (a
  * directory or file replacing the default modprobe.d search path) are read
  * when a context is created. They are meant for the test suite only. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <libkmod.h>
 #include <pthread.h>
@@ -43,6 +53,77 @@
 #define KMOD_TEST_DIR_ENV "TUDEV_TEST_KMOD_DIR"
 #define KMOD_TEST_CONFIG_ENV "TUDEV_TEST_KMOD_CONFIG"
 #define KMOD_VALIDATE_USEC (3 * USEC_PER_SEC) /* as often as systemd's manager checks */
+#ifndef LIBKMOD_SONAME
+#define LIBKMOD_SONAME "libkmod.so.2"
+#endif
+
+/* The libkmod functions used here, resolved once by load_libkmod(). */
+#define KMOD_FN(name) __typeof__(kmod_##name) *name
+static struct {
+        KMOD_FN(new);
+        KMOD_FN(unref);
+        KMOD_FN(set_log_fn);
+        KMOD_FN(load_resources);
+        KMOD_FN(validate_resources);
+        KMOD_FN(list_next);
+        KMOD_FN(module_new_from_lookup);
+        KMOD_FN(module_get_module);
+        KMOD_FN(module_get_name);
+        KMOD_FN(module_get_initstate);
+        KMOD_FN(module_probe_insert_module);
+        KMOD_FN(module_unref);
+        KMOD_FN(module_unref_list);
+} kmod;
+#undef KMOD_FN
+static pthread_once_t kmod_once = PTHREAD_ONCE_INIT;
+static atomic_bool kmod_loaded; /* set once, after every pointer above */
+
+static void load_libkmod_once(void)
+{
+        void *h = dlopen(LIBKMOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+        bool ok = true;
+
+        if (!h) {
+                log_warning("Failed to load %s, kernel modules will not be loaded: %s",
+                            LIBKMOD_SONAME, dlerror());
+                return;
+        }
+#define KMOD_SYM(name)                                                              \
+        do {                                                                        \
+                *(void **)&kmod.name = dlsym(h, "kmod_" #name);                     \
+                if (!kmod.name) {                                                   \
+                        log_warning("%s: no symbol kmod_%s", LIBKMOD_SONAME, #name); \
+                        ok = false;                                                 \
+                }                                                                   \
+        } while (0)
+        KMOD_SYM(new);
+        KMOD_SYM(unref);
+        KMOD_SYM(set_log_fn);
+        KMOD_SYM(load_resources);
+        KMOD_SYM(validate_resources);
+        KMOD_SYM(list_next);
+        KMOD_SYM(module_new_from_lookup);
+        KMOD_SYM(module_get_module);
+        KMOD_SYM(module_get_name);
+        KMOD_SYM(module_get_initstate);
+        KMOD_SYM(module_probe_insert_module);
+        KMOD_SYM(module_unref);
+        KMOD_SYM(module_unref_list);
+#undef KMOD_SYM
+        if (!ok) {
+                dlclose(h);
+                return;
+        }
+        /* The handle stays open for the life of the process. */
+        atomic_store(&kmod_loaded, true);
+}
+
+/* Load libkmod on first call; true once every function is resolved. */
+static bool load_libkmod(void)
+{
+        pthread_once(&kmod_once, load_libkmod_once);
+        return atomic_load(&kmod_loaded);
+}
 
 static pthread_mutex_t base_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kmod_ctx *base_ctx; /* baseline for should_reload; under base_lock */
@@ -51,7 +132,7 @@ static atomic_uint generation = 1;
 static _Thread_local struct {
         struct kmod_ctx *ctx;
         unsigned generation;     /* 0 = none created yet in this thread */
-        uint64_t validated_usec; /* last kmod_validate_resources() */
+        uint64_t validated_usec; /* last kmod.validate_resources() */
 } tls;
 
 #pragma GCC diagnostic push
@@ -82,14 +163,14 @@ static struct kmod_ctx *context_new(void)
         struct kmod_ctx *ctx;
         int r;
 
-        ctx = kmod_new(dir && *dir ? dir : NULL, config && *config ? config_paths : NULL);
+        ctx = kmod.new(dir && *dir ? dir : NULL, config && *config ? config_paths : NULL);
         if (!ctx) {
                 log_debug("Failed to create kmod context.");
                 return NULL;
         }
         log_debug("Loading kernel module index.");
-        kmod_set_log_fn(ctx, kmod_log, NULL);
-        r = kmod_load_resources(ctx);
+        kmod.set_log_fn(ctx, kmod_log, NULL);
+        r = kmod.load_resources(ctx);
         if (r < 0)
                 log_debug_errno(r, "Failed to load kernel module index, ignoring: %m");
         return ctx;
@@ -107,7 +188,7 @@ static bool thread_ctx_valid(unsigned gen)
         if (now < tls.validated_usec + KMOD_VALIDATE_USEC)
                 return true;
         tls.validated_usec = now;
-        if (kmod_validate_resources(tls.ctx) == KMOD_RESOURCES_OK)
+        if (kmod.validate_resources(tls.ctx) == KMOD_RESOURCES_OK)
                 return true;
         log_debug("Kernel module index needs reloading.");
         return false;
@@ -119,9 +200,11 @@ static struct kmod_ctx *thread_ctx(void)
 
         if (thread_ctx_valid(gen))
                 return tls.ctx;
+        if (!load_libkmod())
+                return NULL;
         if (tls.ctx) {
                 log_debug("Unload kernel module index.");
-                tls.ctx = kmod_unref(tls.ctx);
+                tls.ctx = kmod.unref(tls.ctx);
         }
         tls.ctx = context_new();
         tls.generation = gen;
@@ -133,7 +216,7 @@ void builtin_kmod_thread_exit(void)
 {
         if (tls.ctx) {
                 log_debug("Unload kernel module index.");
-                tls.ctx = kmod_unref(tls.ctx);
+                tls.ctx = kmod.unref(tls.ctx);
         }
         tls.generation = 0;
 }
@@ -142,10 +225,12 @@ bool builtin_kmod_should_reload(void)
 {
         bool reload = false;
 
+        if (!atomic_load(&kmod_loaded))
+                return false; /* no index in use yet: nothing to go stale */
         pthread_mutex_lock(&base_lock);
         if (!base_ctx)
                 base_ctx = context_new();
-        else if (kmod_validate_resources(base_ctx) != KMOD_RESOURCES_OK)
+        else if (kmod.validate_resources(base_ctx) != KMOD_RESOURCES_OK)
                 reload = true;
         pthread_mutex_unlock(&base_lock);
         if (reload)
@@ -155,19 +240,21 @@ bool builtin_kmod_should_reload(void)
 
 void builtin_kmod_reload(void)
 {
-        pthread_mutex_lock(&base_lock);
-        kmod_unref(base_ctx);
-        base_ctx = context_new();
-        pthread_mutex_unlock(&base_lock);
+        if (atomic_load(&kmod_loaded)) {
+                pthread_mutex_lock(&base_lock);
+                kmod.unref(base_ctx);
+                base_ctx = context_new();
+                pthread_mutex_unlock(&base_lock);
+        }
         atomic_fetch_add(&generation, 1);
 }
 
 static void insert_one(struct kmod_module *mod)
 {
-        const char *name = kmod_module_get_name(mod);
+        const char *name = kmod.module_get_name(mod);
         int r;
 
-        switch (kmod_module_get_initstate(mod)) {
+        switch (kmod.module_get_initstate(mod)) {
         case KMOD_MODULE_BUILTIN:
                 log_debug("Module '%s' is built in", name);
                 return;
@@ -177,7 +264,7 @@ static void insert_one(struct kmod_module *mod)
         default:
                 break;
         }
-        r = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST, NULL, NULL, NULL,
+        r = kmod.module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST, NULL, NULL, NULL,
                                             NULL);
         if (r == 0)
                 log_debug("Inserted module '%s'", name);
@@ -194,7 +281,7 @@ static void load_module(struct kmod_ctx *ctx, const char *name)
         int r;
 
         log_debug("Loading module: %s", name);
-        r = kmod_module_new_from_lookup(ctx, name, &list);
+        r = kmod.module_new_from_lookup(ctx, name, &list);
         if (r < 0) {
                 log_debug_errno(r, "Failed to look up module alias '%s': %m", name);
                 return;
@@ -203,13 +290,13 @@ static void load_module(struct kmod_ctx *ctx, const char *name)
                 log_debug("Failed to find module '%s'", name);
                 return;
         }
-        kmod_list_foreach(itr, list) {
-                struct kmod_module *mod = kmod_module_get_module(itr);
+        for (itr = list; itr; itr = kmod.list_next(list, itr)) {
+                struct kmod_module *mod = kmod.module_get_module(itr);
 
                 insert_one(mod);
-                kmod_module_unref(mod);
+                kmod.module_unref(mod);
         }
-        kmod_module_unref_list(list);
+        kmod.module_unref_list(list);
 }
 
 int builtin_kmod(struct udev_event *ev, int argc, char *argv[], bool test)

@@ -35,13 +35,11 @@
 #include "udevd/broadcast.h"
 #include "udevd/settings.h"
 
-struct udev;
 struct snapshot_holder;
 struct watch;
 
 struct worker_ctx {
         unsigned id;
-        struct udev *udev;                       /* owned by this thread */
         struct broadcaster bc;                   /* owned by this thread */
         const struct udevd_settings *settings;   /* borrowed, immutable */
         struct snapshot_holder *snapshots;       /* borrowed; NULL = no rules */

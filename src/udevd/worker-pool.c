@@ -3,7 +3,6 @@
  * hook, so also worker threads), worker threads (worker_main) */
 #include <errno.h>
 #include <inttypes.h>
-#include <libudev.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -106,10 +105,6 @@ static void *worker_main(void *userdata)
         };
         int r;
 
-        /* libudev objects live and die in this thread. */
-        w.udev = udev_new();
-        if (!w.udev)
-                log_warning("worker %u: failed to create a libudev context", self->id);
         r = broadcaster_open(&w.bc);
         if (r < 0)
                 log_error_errno(r, "worker %u: failed to open the broadcast socket: %m", self->id);
@@ -137,7 +132,6 @@ static void *worker_main(void *userdata)
 
         broadcaster_close(&w.bc);
         builtins_thread_exit(); /* this thread's libkmod context, hwdb mapping, ... */
-        udev_unref(w.udev);
         log_debug("worker %u: exiting", self->id);
         return NULL;
 }

@@ -41,6 +41,50 @@ SUBSYSTEM=="net", ACTION=="add", KERNEL=="kma*", ENV{KM_AFTER}="1"
     log = d.log()
     assert "Failed to insert module 'fake_c'" in log
     assert "Failed to insert module 'fake_a'" in log
+    # the builtin loaded libkmod into udevd when it first ran
+    assert mapped_libraries(d.pid, "libkmod"), "libkmod not mapped after the kmod builtin ran"
+
+
+def mapped_libraries(pid, name):
+    with open("/proc/%d/maps" % pid) as f:
+        return sorted({l.split()[-1] for l in f if name in l.split()[-1]})
+
+
+def children(pid, comm):
+    found = []
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % p) as f:
+                st = f.read()
+        except OSError:
+            continue
+        c = st[st.index("(") + 1:st.rindex(")")]
+        ppid = int(st[st.rindex(")") + 2:].split()[1])
+        if ppid == pid and c == comm:
+            found.append(int(p))
+    return found
+
+
+def test_libkmod_is_loaded_only_when_the_builtin_runs(tmp_path, udevd_factory, net, udev_mon):
+    """udevd links neither libkmod nor libudev: libkmod (and the libcrypto it
+    pulls in) is loaded by the kmod builtin on first use, so a daemon whose
+    rules never load a module, and its exec helper, never map it."""
+    rdir = tmp_path / "rules"
+    write_rules(rdir, r'''
+SUBSYSTEM=="net", ACTION=="add", KERNEL=="nka*", RUN+="/bin/true"
+SUBSYSTEM=="net", ACTION=="add", KERNEL=="nka*", ENV{NK_DONE}="1"
+''')
+    d = start(udevd_factory, rdir)
+    net.add_veth("nka0", "nkb0")
+    ev = udev_add(udev_mon, "/devices/virtual/net/nka0")
+    assert ev.props.get("NK_DONE") == "1", ev.props
+    helpers = children(d.pid, "udevd-exec")
+    assert len(helpers) == 1, helpers
+    for pid in [d.pid] + helpers:
+        for lib in ("libkmod", "libcrypto", "libudev"):
+            assert not mapped_libraries(pid, lib), (pid, lib, mapped_libraries(pid, lib))
 
 
 def test_hwdb_and_input_id_on_a_net_device(tmp_path, udevd_factory, net, udev_mon):
