@@ -97,6 +97,8 @@ struct udev_event {
         bool inotify_watch;
         int log_level;                   /* -1 = daemon default */
         uint64_t usec_initialized;
+        uint64_t rules_done_usec;        /* CLOCK_MONOTONIC when the rules were applied
+                                          * (udev_event_execute(); for udevd's stats) */
 
         /* ---- collected assignments (owned) ---- */
         char *name;                      /* NAME= (netif rename), NULL = none */

@@ -51,6 +51,7 @@ struct uevent {
         enum uevent_action action;
         int ifindex;                /* 0: none */
         uint64_t recv_usec;         /* CLOCK_MONOTONIC µs at reception */
+        uint64_t queued_usec;       /* CLOCK_MONOTONIC µs when udevd queued it (0: unset) */
         const char *devpath;        /* "/devices/..." (never NULL) */
         const char *devpath_old;    /* DEVPATH_OLD or NULL */
         const char *subsystem;      /* never NULL */

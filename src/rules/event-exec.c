@@ -215,6 +215,7 @@ static int execute_remove(struct udev_event *ev, const struct rules *rules, stru
                                         ni->nd.id);
         }
         r = rules ? rules_apply(rules, ev) : 0;
+        ev->rules_done_usec = now_usec(CLOCK_MONOTONIC);
         if (!ev->dry_run && ni->has_devnum && ni->nd.id && ni->nd.devnode)
                 (void)node_remove(roots, &ni->nd, &ev->devlinks);
         return r;
@@ -341,6 +342,7 @@ static int execute_other(struct udev_event *ev, const struct rules *rules, struc
                 (void)proplist_unset(&ev->props, "ID_RENAMING");
 
         r = rules ? rules_apply(rules, ev) : 0;
+        ev->rules_done_usec = now_usec(CLOCK_MONOTONIC);
         if (r < 0)
                 return r;
 

@@ -39,6 +39,7 @@ static const struct verb verbs[] = {
         { "trigger",      "Make the kernel re-send device events",  trigger_main, false },
         { "settle",       "Wait until queued events are processed", settle_main, false },
         { "control",      "Send requests to the daemon",            control_main, false },
+        { "stats",        "Show the daemon's event statistics",     stats_main, false },
         { "monitor",      "Print kernel and daemon events",         monitor_main, false },
         { "test",         "Simulate the processing of an event",    test_main, false },
         { "test-builtin", "Run one builtin on a device",            test_builtin_main, false },

@@ -25,6 +25,7 @@
 
 int control_main(int argc, char *argv[]);
 int settle_main(int argc, char *argv[]);
+int stats_main(int argc, char *argv[]);
 int monitor_main(int argc, char *argv[]);
 int trigger_main(int argc, char *argv[]);
 int verify_main(int argc, char *argv[]);

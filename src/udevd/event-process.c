@@ -159,6 +159,45 @@ static void debug_delay(struct worker_ctx *w, const struct uevent *ev)
         blocking_leave();
 }
 
+/* The spawner the rules see: the real one, with the program counted and
+ * shown in the worker's program slot while it runs. */
+struct tracked_spawner {
+        struct udev_spawner inner;
+        struct worker_program *slot; /* may be NULL */
+        uint64_t seqnum;
+};
+
+static int tracked_spawn(void *userdata, const char *cmd, char *const envp[], bool is_run,
+                         uint64_t deadline_usec, char *out, size_t out_size, bool *truncated)
+{
+        struct tracked_spawner *t = userdata;
+        int r;
+
+        if (t->slot) {
+                size_t n = strcspn(cmd, " \t");
+
+                pthread_mutex_lock(&t->slot->lock);
+                if (n >= sizeof(t->slot->name))
+                        n = sizeof(t->slot->name) - 1;
+                memcpy(t->slot->name, cmd, n);
+                t->slot->name[n] = '\0';
+                t->slot->seqnum = t->seqnum;
+                t->slot->start_usec = now_usec(CLOCK_MONOTONIC);
+                t->slot->running = true;
+                pthread_mutex_unlock(&t->slot->lock);
+        }
+        r = t->inner.spawn(t->inner.userdata, cmd, envp, is_run, deadline_usec, out, out_size,
+                           truncated);
+        if (t->slot) {
+                pthread_mutex_lock(&t->slot->lock);
+                t->slot->running = false;
+                pthread_mutex_unlock(&t->slot->lock);
+        }
+        stats_count_program(r == 0 ? STATS_PROGRAM_OK
+                            : r == -ETIME ? STATS_PROGRAM_KILLED : STATS_PROGRAM_FAILED);
+        return r;
+}
+
 /* Everything one event needs, owned by the worker for its duration. */
 struct event_run {
         struct udevd_snapshot *snap;
@@ -167,6 +206,7 @@ struct event_run {
         struct udev_event e;
         bool e_ready;
         struct spawn_direct spawn;
+        struct tracked_spawner tracked;
 };
 
 static int event_run_init(struct worker_ctx *w, const struct uevent *ev, struct event_run *er)
@@ -200,8 +240,13 @@ static int event_run_init(struct worker_ctx *w, const struct uevent *ev, struct 
                 .exec_delay_usec = w->settings->exec_delay_usec,
         };
         /* programs run through the exec helper; directly only without one */
-        er->e.spawner = w->settings->exec ? exec_udev_spawner(w->settings->exec)
-                                          : spawn_direct_spawner(&er->spawn);
+        er->tracked = (struct tracked_spawner){
+                .inner = w->settings->exec ? exec_udev_spawner(w->settings->exec)
+                                           : spawn_direct_spawner(&er->spawn),
+                .slot = w->program,
+                .seqnum = ev->seqnum,
+        };
+        er->e.spawner = (struct udev_spawner){ .spawn = tracked_spawn, .userdata = &er->tracked };
         er->e.start_usec = now_usec(CLOCK_MONOTONIC);
         er->e.timeout_usec = w->settings->event_timeout_usec;
         er->e.mac = &w->settings->mac;
@@ -340,6 +385,8 @@ int event_process(struct worker_ctx *w, const struct uevent *ev,
         log_debug("SEQNUM=%" PRIu64 " %s %s (%s): processing (worker %u)", ev->seqnum,
                   uevent_action_to_string(ev->action), ev->devpath, ev->subsystem, w->id);
 
+        w->timing.rules_done = w->timing.db_done = w->timing.run_done = 0;
+        w->timing.broadcast = 0;
         r = event_run_init(w, ev, &er);
         if (r >= 0)
                 r = lock_whole_disk(&er, ev, &lock_fd);
@@ -353,9 +400,12 @@ int event_process(struct worker_ctx *w, const struct uevent *ev,
                 mark_read_only(w, &er, ev);
                 watch_stop(w, ev);
                 r = udev_event_execute(&er.e, er.snap ? er.snap->rules : NULL);
+                w->timing.rules_done = er.e.rules_done_usec;
+                w->timing.db_done = now_usec(CLOCK_MONOTONIC);
                 if (r >= 0) {
                         debug_delay(w, ev);
                         rules_execute_run(&er.e);
+                        w->timing.run_done = now_usec(CLOCK_MONOTONIC);
                         watch_restart(w, ev, &er.e);
                 }
         }
@@ -377,6 +427,8 @@ int event_process(struct worker_ctx *w, const struct uevent *ev,
                         log_error_errno(b, "SEQNUM=%" PRIu64 " %s: failed to broadcast: %m",
                                         ev->seqnum, ev->devpath);
                 else
+                        w->timing.broadcast = now_usec(CLOCK_MONOTONIC);
+                if (b >= 0)
                         log_debug("SEQNUM=%" PRIu64 " %s: processed", ev->seqnum, ev->devpath);
         }
         event_run_done(&er);

@@ -25,18 +25,35 @@
  * begun again after RUN if the rules set OPTIONS+="watch" (not on remove).
  * A log level set by OPTIONS+="log_level=" is reset when the event ends.
  *
+ * Every program it spawns is counted (stats_count_program()) and shown in
+ * w->program while it runs.
+ *
  * On failure the event is broadcast with UDEV_WORKER_FAILED=1 and
  * UDEV_WORKER_ERRNO/UDEV_WORKER_ERRNO_NAME (positive errno and its name),
  * the failure properties systemd PID 1 and other listeners look at. */
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "proto/uevent.h"
 #include "udevd/broadcast.h"
 #include "udevd/settings.h"
+#include "udevd/stats.h"
 
 struct snapshot_holder;
 struct watch;
+
+/* The program a worker waits for right now, for the "pending" query
+ * (settle's report): written by the worker around each spawn, read by the
+ * manager, both under `lock`. */
+#define WORKER_PROGRAM_NAME_MAX 64
+struct worker_program {
+        pthread_mutex_t lock;
+        bool running;
+        uint64_t seqnum;                      /* the event it runs for */
+        char name[WORKER_PROGRAM_NAME_MAX];   /* argv[0] as the rule wrote it, cut */
+        uint64_t start_usec;                  /* CLOCK_MONOTONIC */
+};
 
 struct worker_ctx {
         unsigned id;
@@ -44,6 +61,10 @@ struct worker_ctx {
         const struct udevd_settings *settings;   /* borrowed, immutable */
         struct snapshot_holder *snapshots;       /* borrowed; NULL = no rules */
         struct watch *watch;                     /* borrowed; NULL = no inotify watches */
+        struct worker_program *program;          /* borrowed; NULL = not tracked */
+        /* Set by event_process(): the stage timestamps of the event it ran
+         * (received, queued and started are the caller's to fill). */
+        struct stats_timing timing;
 };
 
 /* event_process(): the whole disk is locked by another process; nothing was

@@ -33,6 +33,7 @@
 #include "udevd/query.h"
 #include "udevd/resync.h"
 #include "udevd/rules-snapshot.h"
+#include "udevd/stats.h"
 #include "udevd/run-repair.h"
 #include "udevd/worker-pool.h"
 
@@ -348,12 +349,71 @@ static int query_list(const char *args, struct query_out *out, void *userdata)
         return 0;
 }
 
+/* "stats", "stats-json", "stats-prometheus": udevadm stats. */
+static int query_stats(const char *args, struct query_out *out, void *userdata,
+                       void (*format)(const struct stats_snapshot *, const struct stats_extra *,
+                                      struct query_out *))
+{
+        struct manager *m = userdata;
+        struct stats_snapshot *snap;
+        struct listener_stats ls;
+        struct event_queue_stats qs;
+        struct worker_pool_stats ps;
+        struct stats_extra x;
+
+        if (args[0])
+                return query_fail(out, -EINVAL, "stats: no arguments expected\n");
+        snap = malloc(sizeof(*snap));
+        if (!snap)
+                return query_fail(out, -ENOMEM, "stats: out of memory\n");
+        stats_read(snap);
+        listener_get_stats(m->listener, &ls);
+        event_queue_get_stats(m->queue, &qs);
+        worker_pool_get_stats(m->pool, &ps);
+        x = (struct stats_extra){
+                .coalesced = qs.coalesced_total,
+                .watch_limited = ps.watch_limited,
+                .queued = qs.queued,
+                .running = qs.running,
+                .overruns = ls.enobufs,
+                .lost = ls.lost,
+                .resyncs = m->resync.runs,
+                .received = ls.received,
+                .rules_generation = snapshot_generation(&m->snapshots),
+                .uptime_usec = now_usec(CLOCK_MONOTONIC) - snap->started_usec,
+        };
+        format(snap, &x, out);
+        free(snap);
+        return 0;
+}
+
+static int query_stats_text(const char *args, struct query_out *out, void *userdata)
+{
+        return query_stats(args, out, userdata, stats_format_text);
+}
+
+static int query_stats_json(const char *args, struct query_out *out, void *userdata)
+{
+        return query_stats(args, out, userdata, stats_format_json);
+}
+
+static int query_stats_prometheus(const char *args, struct query_out *out, void *userdata)
+{
+        return query_stats(args, out, userdata, stats_format_prometheus);
+}
+
 /* Every query the daemon answers; other modules add theirs here. */
 static int manager_register_queries(struct manager *m)
 {
         int r;
 
         r = query_register(&m->queries, "queries", query_list, &m->queries);
+        if (r >= 0)
+                r = query_register(&m->queries, "stats", query_stats_text, m);
+        if (r >= 0)
+                r = query_register(&m->queries, "stats-json", query_stats_json, m);
+        if (r >= 0)
+                r = query_register(&m->queries, "stats-prometheus", query_stats_prometheus, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to register the control queries: %m");
         return 0;
@@ -591,6 +651,7 @@ int manager_new(const struct udevd_settings *settings, const struct manager_opti
                 m->opts = *opts;
         m->signal_fd = m->timer_fd = -1;
         m->bc = (struct broadcaster)BROADCASTER_NULL;
+        stats_init(); /* before any thread records an event */
         pthread_mutex_init(&m->env_lock, NULL);
         snapshot_holder_init(&m->snapshots);
         snprintf(m->queue_path, sizeof(m->queue_path), "%s/queue", settings->run_dir);

@@ -18,6 +18,7 @@
 #include "udevd/event-queue.h"
 #include "udevd/known-devices.h"
 #include "udevd/netlink-listener.h"
+#include "udevd/stats.h"
 #include "udevd/settings.h"
 
 #define LISTENER_BATCH 32 /* datagrams per recvmmsg() */
@@ -277,10 +278,16 @@ static int receive_batch(struct listener *l)
         if (n_evs > 0) {
                 if (l->known)
                         known_devices_note(l->known, evs, n_evs);
+                uint64_t queued = now_usec(CLOCK_MONOTONIC);
+                for (size_t i = 0; i < n_evs; i++)
+                        evs[i]->queued_usec = queued;
                 int r = event_queue_push(l->queue, evs, n_evs);
                 if (r < 0)
                         return r == -ESHUTDOWN ? 0 : log_error_errno(r, "Failed to queue events: %m");
                 atomic_fetch_add(&l->n_received, n_evs);
+                struct event_queue_stats qs;
+                event_queue_get_stats(l->queue, &qs);
+                stats_note_queue_depth(qs.queued + qs.running);
         }
         return n;
 }

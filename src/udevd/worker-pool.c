@@ -15,6 +15,7 @@
 #include "shared/time-util.h"
 #include "udevd/event-process.h"
 #include "udevd/event-queue.h"
+#include "udevd/stats.h"
 #include "udevd/watch.h"
 #include "udevd/worker-pool.h"
 
@@ -29,6 +30,7 @@ struct worker {
         pthread_t thread;
         unsigned id;
         struct queued_event *current; /* the event this thread runs; its own thread only */
+        struct worker_program program; /* the program it waits for (event-process.h) */
 };
 
 struct worker_pool {
@@ -102,6 +104,7 @@ static void *worker_main(void *userdata)
                 .settings = p->settings,
                 .snapshots = p->snapshots,
                 .watch = p->watch,
+                .program = &self->program,
         };
         int r;
 
@@ -117,7 +120,8 @@ static void *worker_main(void *userdata)
         while (qe) {
                 atomic_fetch_add(&p->busy, 1);
                 self->current = qe;
-                r = event_process(&w, queued_event_uevent(qe), event_abandoned, qe);
+                const struct uevent *ev = queued_event_uevent(qe);
+                r = event_process(&w, ev, event_abandoned, qe);
                 self->current = NULL;
                 if (r == EVENT_PROCESS_LOCKED && requeue_locked_event(&w, p, qe)) {
                         atomic_fetch_sub(&p->busy, 1);
@@ -125,6 +129,10 @@ static void *worker_main(void *userdata)
                         continue;
                 }
                 atomic_fetch_add(r != 0 ? &p->failed : &p->processed, 1);
+                w.timing.received = ev->recv_usec;
+                w.timing.queued = ev->queued_usec;
+                w.timing.started = queued_event_start_usec(qe);
+                stats_event_done(ev->subsystem, ev->action, &w.timing, r != 0);
                 atomic_fetch_sub(&p->busy, 1);
                 qe = event_queue_done_take(p->queue, qe);
         }
@@ -170,8 +178,10 @@ static int start_worker_locked(struct worker_pool *p)
                 return -ENOMEM;
         w->pool = p;
         w->id = p->n_workers;
+        pthread_mutex_init(&w->program.lock, NULL);
         r = thread_start(&w->thread, worker_main, w);
         if (r < 0) {
+                pthread_mutex_destroy(&w->program.lock);
                 free(w);
                 return r;
         }
@@ -233,6 +243,7 @@ void worker_pool_join(struct worker_pool *p)
         /* No thread is created after `joining` is set, so n_workers is stable. */
         for (unsigned i = 0; i < p->n_workers; i++) {
                 pthread_join(p->workers[i]->thread, NULL);
+                pthread_mutex_destroy(&p->workers[i]->program.lock);
                 free(p->workers[i]);
                 p->workers[i] = NULL;
         }
@@ -262,6 +273,29 @@ void worker_pool_get_stats(struct worker_pool *p, struct worker_pool_stats *ret)
         ret->processed = atomic_load(&p->processed);
         ret->failed = atomic_load(&p->failed);
         ret->watch_limited = watch_limited(p->watch);
+}
+
+void worker_pool_foreach_program(struct worker_pool *p,
+                                 void (*cb)(const struct worker_program_info *info,
+                                            void *userdata),
+                                 void *userdata)
+{
+        pthread_mutex_lock(&p->lock);
+        for (unsigned i = 0; i < p->n_workers; i++) {
+                struct worker_program *wp = &p->workers[i]->program;
+                struct worker_program_info info = { .worker = i };
+                bool running;
+
+                pthread_mutex_lock(&wp->lock);
+                running = wp->running;
+                info.seqnum = wp->seqnum;
+                info.start_usec = wp->start_usec;
+                memcpy(info.name, wp->name, sizeof(info.name));
+                pthread_mutex_unlock(&wp->lock);
+                if (running)
+                        cb(&info, userdata);
+        }
+        pthread_mutex_unlock(&p->lock);
 }
 
 unsigned worker_pool_busy(struct worker_pool *p)

@@ -46,3 +46,18 @@ void worker_pool_abandon(struct worker_pool *p);
 /* Workers currently processing an event (including abandoned ones). */
 unsigned worker_pool_busy(struct worker_pool *p);
 void worker_pool_get_stats(struct worker_pool *p, struct worker_pool_stats *ret);
+
+/* A program a worker waits for (udevd/event-process.h, struct
+ * worker_program), copied. */
+struct worker_program_info {
+        unsigned worker;
+        uint64_t seqnum;     /* the event it runs for */
+        char name[64];       /* argv[0] as written in the rule */
+        uint64_t start_usec; /* CLOCK_MONOTONIC */
+};
+/* Call cb for every program a worker runs right now (under the pool's
+ * lock: cb must be quick and must not call into the pool). Manager thread. */
+void worker_pool_foreach_program(struct worker_pool *p,
+                                 void (*cb)(const struct worker_program_info *info,
+                                            void *userdata),
+                                 void *userdata);
