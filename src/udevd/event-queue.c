@@ -925,6 +925,35 @@ void event_queue_foreach_running(struct event_queue *q,
                 q->hooks.on_need_worker(q->hooks.userdata);
 }
 
+void event_queue_foreach_pending(struct event_queue *q,
+                                 bool (*cb)(const struct queue_pending_info *info,
+                                            void *userdata),
+                                 void *userdata)
+{
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        bool go = true;
+
+        pthread_mutex_lock(&q->lock);
+        for (struct queued_event *qe = q->lent.head; qe && go; qe = qe->next) {
+                if (qe->state != QE_RUNNING)
+                        continue;
+                const struct queue_pending_info info = {
+                        .ev = qe->ev, .running = true, .blocked = qe->blocked,
+                        .start_usec = qe->start_usec,
+                };
+                go = cb(&info, userdata);
+        }
+        for (struct queued_event *qe = q->queued.head; qe && go; qe = qe->next) {
+                const struct queue_pending_info info = {
+                        .ev = qe->ev,
+                        .delayed = qe->not_before > now,
+                        .blockers = qe->deps ? dep_node_blockers(qe->deps) : 0,
+                };
+                go = cb(&info, userdata);
+        }
+        pthread_mutex_unlock(&q->lock);
+}
+
 bool queued_event_abandon_locked(struct event_queue *q, struct queued_event *qe)
 {
         int open = QE_RESULT_OPEN;

@@ -160,6 +160,23 @@ int event_queue_wait_empty(struct event_queue *q, uint64_t deadline_usec);
 void event_queue_foreach_running(struct event_queue *q,
                                  void (*cb)(struct queued_event *qe, void *userdata),
                                  void *userdata);
+/* One queued or running event, for the "pending" query (settle's report). */
+struct queue_pending_info {
+        const struct uevent *ev;   /* valid during the callback only */
+        bool running;              /* lent to a worker */
+        bool blocked;              /* running: its worker waits for another process */
+        bool delayed;              /* queued: requeued, its disk is locked */
+        size_t blockers;           /* queued: earlier live events it waits for */
+        uint64_t start_usec;       /* running: CLOCK_MONOTONIC when started */
+};
+/* Visit every running (not abandoned) and then every queued event, each list
+ * in arrival order, under the lock: the callback must be quick, must not call
+ * into the queue, and returns false to stop. Manager thread (any thread). */
+void event_queue_foreach_pending(struct event_queue *q,
+                                 bool (*cb)(const struct queue_pending_info *info,
+                                            void *userdata),
+                                 void *userdata);
+
 /* Manager side, from within foreach_running: mark a running event abandoned
  * (timed out). Its dependants are released at once; the worker still owns the
  * lent record until it calls event_queue_done(). Idempotent. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: manager (the queue hooks run on the listener and worker threads) */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -12,6 +13,7 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
+#include <unistd.h>
 
 #include "builtins/builtin.h"
 #include "device/db.h"
@@ -402,6 +404,165 @@ static int query_stats_prometheus(const char *args, struct query_out *out, void 
         return query_stats(args, out, userdata, stats_format_prometheus);
 }
 
+/* ---- "pending": what settle waits for ---- */
+
+#define PENDING_MAX 2000
+
+struct pending_item {
+        uint64_t seqnum, recv_usec, start_usec;
+        enum uevent_action action;
+        char devpath[256], subsystem[48];
+        bool running, blocked, delayed;
+        size_t blockers;
+        /* the program its worker runs, if any */
+        char program[64];
+        uint64_t program_start;
+};
+
+struct pending_list {
+        struct pending_item *items;
+        size_t n, more;
+};
+
+static bool pending_collect(const struct queue_pending_info *info, void *userdata)
+{
+        struct pending_list *l = userdata;
+        struct pending_item *it;
+
+        if (l->n >= PENDING_MAX) {
+                l->more++;
+                return true;
+        }
+        it = &l->items[l->n++];
+        *it = (struct pending_item){
+                .seqnum = info->ev->seqnum, .recv_usec = info->ev->recv_usec,
+                .start_usec = info->start_usec, .action = info->ev->action,
+                .running = info->running, .blocked = info->blocked, .delayed = info->delayed,
+                .blockers = info->blockers,
+        };
+        snprintf(it->devpath, sizeof(it->devpath), "%s", info->ev->devpath);
+        snprintf(it->subsystem, sizeof(it->subsystem), "%s", info->ev->subsystem);
+        return true;
+}
+
+static void pending_program(const struct worker_program_info *info, void *userdata)
+{
+        struct pending_list *l = userdata;
+
+        for (size_t i = 0; i < l->n; i++)
+                if (l->items[i].running && l->items[i].seqnum == info->seqnum) {
+                        snprintf(l->items[i].program, sizeof(l->items[i].program), "%s",
+                                 info->name);
+                        l->items[i].program_start = info->start_usec;
+                }
+}
+
+/* One devpath is the other or below it. */
+static bool devpath_related(const char *a, const char *b)
+{
+        size_t na = strlen(a), nb = strlen(b), n = MIN(na, nb);
+
+        return strncmp(a, b, n) == 0 && (na == nb || (na < nb ? b[n] : a[n]) == '/');
+}
+
+/* The pid of a running program: a child of the exec helper (or of udevd,
+ * without one) whose comm is the program's base name. 0 if not found. */
+static pid_t find_program_pid(pid_t parent, const char *name)
+{
+        const char *base = strrchr(name, '/');
+        char comm[16];
+        DIR *d;
+        struct dirent *de;
+        pid_t found = 0;
+
+        snprintf(comm, sizeof(comm), "%s", base ? base + 1 : name);
+        d = opendir("/proc");
+        if (!d)
+                return 0;
+        while (!found && (de = readdir(d))) {
+                char path[300], buf[512], *rp;
+                int ppid = 0, fd;
+                ssize_t n;
+
+                if (de->d_name[0] < '1' || de->d_name[0] > '9')
+                        continue;
+                snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+                fd = open(path, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        continue;
+                n = read(fd, buf, sizeof(buf) - 1);
+                close(fd);
+                if (n <= 0)
+                        continue;
+                buf[n] = '\0';
+                rp = strrchr(buf, ')');
+                if (!rp || sscanf(rp + 1, " %*c %d", &ppid) != 1 || ppid != parent)
+                        continue;
+                char *lp = strchr(buf, '(');
+                if (!lp || (size_t)(rp - lp - 1) != strlen(comm) ||
+                    strncmp(lp + 1, comm, strlen(comm)) != 0)
+                        continue;
+                found = (pid_t)atoi(de->d_name);
+        }
+        closedir(d);
+        return found;
+}
+
+/* "pending": every queued and running event, one a line, tab-separated:
+ *   SEQNUM ACTION DEVPATH SUBSYSTEM AGE_USEC STATE DETAIL
+ * STATE/DETAIL: program NAME:PID:USEC (a program runs for it), running -
+ * (rules or builtins), disk-lock - (requeued: its disk is locked), waiting
+ * SEQNUM (an earlier event it waits for), queued - (waits for a worker). */
+static int query_pending(const char *args, struct query_out *out, void *userdata)
+{
+        struct manager *m = userdata;
+        struct pending_list l = {};
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        pid_t parent = m->settings->exec ? exec_client_helper_pid(m->settings->exec) : getpid();
+
+        if (args[0])
+                return query_fail(out, -EINVAL, "pending: no arguments expected\n");
+        l.items = calloc(PENDING_MAX, sizeof(*l.items));
+        if (!l.items)
+                return query_fail(out, -ENOMEM, "pending: out of memory\n");
+        event_queue_foreach_pending(m->queue, pending_collect, &l);
+        worker_pool_foreach_program(m->pool, pending_program, &l);
+        for (size_t i = 0; i < l.n; i++) {
+                const struct pending_item *it = &l.items[i];
+                uint64_t age = now > it->recv_usec ? now - it->recv_usec : 0;
+
+                query_printf(out, "%" PRIu64 "\t%s\t%s\t%s\t%" PRIu64 "\t", it->seqnum,
+                             uevent_action_to_string(it->action), it->devpath, it->subsystem,
+                             age);
+                if (it->running && it->program[0]) {
+                        uint64_t run = now > it->program_start ? now - it->program_start : 0;
+                        query_printf(out, "program\t%s:%d:%" PRIu64 "\n", it->program,
+                                     (int)find_program_pid(parent, it->program), run);
+                } else if (it->running) {
+                        query_printf(out, "running\t-\n");
+                } else if (it->delayed) {
+                        query_printf(out, "disk-lock\t-\n");
+                } else if (it->blockers > 0) {
+                        /* the latest earlier pending event of a related device */
+                        uint64_t by = 0;
+                        for (size_t j = 0; j < l.n; j++)
+                                if (l.items[j].seqnum < it->seqnum && l.items[j].seqnum > by &&
+                                    devpath_related(l.items[j].devpath, it->devpath))
+                                        by = l.items[j].seqnum;
+                        if (by)
+                                query_printf(out, "waiting\t%" PRIu64 "\n", by);
+                        else
+                                query_printf(out, "waiting\t-\n");
+                } else {
+                        query_printf(out, "queued\t-\n");
+                }
+        }
+        if (l.more)
+                query_printf(out, "# %zu more\n", l.more);
+        free(l.items);
+        return 0;
+}
+
 /* Every query the daemon answers; other modules add theirs here. */
 static int manager_register_queries(struct manager *m)
 {
@@ -414,6 +575,8 @@ static int manager_register_queries(struct manager *m)
                 r = query_register(&m->queries, "stats-json", query_stats_json, m);
         if (r >= 0)
                 r = query_register(&m->queries, "stats-prometheus", query_stats_prometheus, m);
+        if (r >= 0)
+                r = query_register(&m->queries, "pending", query_pending, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to register the control queries: %m");
         return 0;
