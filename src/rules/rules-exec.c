@@ -1882,6 +1882,7 @@ static int apply_traced(struct exec_state *x, unsigned mask)
         struct rules_trace *trace = ev->trace;
         const char *subsystem = NULL, *driver;
         uint64_t start = rules_trace_now();
+        bool timed = rules_trace_line_times(trace);
         int r = 0;
 
         (void)device_get_subsystem(ev->dev, &subsystem);
@@ -1893,12 +1894,12 @@ static int apply_traced(struct exec_state *x, unsigned mask)
                 size_t next = i + 1;
 
                 if (l->mask & mask) {
-                        uint64_t t0 = rules_trace_now();
+                        uint64_t t0 = timed ? rules_trace_now() : 0;
 
                         x->trace_line = i;
                         x->trace_status = 0;
                         r = apply_line(x, l);
-                        trace_record_line(x, i, r, rules_trace_now() - t0);
+                        trace_record_line(x, i, r, timed ? rules_trace_now() - t0 : 0);
                         if (r < 0) {
                                 log_debug_errno(r, "%s: Failed to apply udev rules: %m",
                                                 device_sysname(ev->dev));

@@ -54,6 +54,7 @@ struct rules_trace {
         uint64_t generation;
         uint64_t total_nsec;
         int result;
+        unsigned flags;    /* RULES_TRACE_* */
         unsigned lines, applied, dropped;
         char driver[DRIVER_MAX];
         _Alignas(8) unsigned char data[];
@@ -64,7 +65,7 @@ static size_t align4(size_t n)
         return (n + 3u) & ~(size_t)3u;
 }
 
-int rules_trace_new(size_t size, struct rules_trace **ret)
+int rules_trace_new(size_t size, unsigned flags, struct rules_trace **ret)
 {
         struct rules_trace *t;
 
@@ -77,8 +78,14 @@ int rules_trace_new(size_t size, struct rules_trace **ret)
         if (!t)
                 return -ENOMEM;
         t->size = size;
+        t->flags = flags;
         *ret = t;
         return 0;
+}
+
+bool rules_trace_line_times(const struct rules_trace *t)
+{
+        return t->flags & RULES_TRACE_LINE_TIMES;
 }
 
 void rules_trace_free(struct rules_trace *t)
@@ -101,6 +108,16 @@ int rules_trace_dup(const struct rules_trace *t, struct rules_trace **ret)
         c->size = t->used;
         *ret = c;
         return 0;
+}
+
+void rules_trace_reset(struct rules_trace *t)
+{
+        t->used = t->ev_len = 0;
+        t->seqnum = 0;
+        t->total_nsec = 0;
+        t->result = 0;
+        t->lines = t->applied = t->dropped = 0;
+        t->driver[0] = '\0';
 }
 
 void rules_trace_set_generation(struct rules_trace *t, uint64_t generation)
@@ -406,7 +423,7 @@ static void put_line(FILE *f, const struct rules_trace *t, const struct rules *r
         l = &rules->lines[r->line];
         fprintf(f, "%s:%u %s ", l->file, l->lineno,
                 r->flags & F_APPLIED ? "applied" : r->flags & F_ABORTED ? "aborted" : "failed");
-        put_time(f, r->nsec, flags);
+        put_time(f, r->nsec, rules_trace_line_times(t) ? flags : RULES_TRACE_FORMAT_NO_TIME);
         if (r->flags & F_APPLIED) {
                 for (unsigned i = 0; i < l->n_tokens; i++)
                         if (!TK_IS_MATCH(l->tokens[i].type)) {

@@ -35,9 +35,19 @@ struct rules;
 
 struct rules_trace;
 
+enum {
+        /* Time every rule line (two clock reads per line; programs and
+         * builtins are always timed). Without it a line's time is "-": the
+         * compact trace udevd keeps for every event. */
+        RULES_TRACE_LINE_TIMES = 1u << 0,
+};
+
 /* A trace with `size` bytes of record space (clamped to
- * [RULES_TRACE_SIZE_MIN, RULES_TRACE_SIZE_MAX]). 0 or -ENOMEM. */
-int rules_trace_new(size_t size, struct rules_trace **ret);
+ * [RULES_TRACE_SIZE_MIN, RULES_TRACE_SIZE_MAX]) and RULES_TRACE_* `flags`.
+ * 0 or -ENOMEM. */
+int rules_trace_new(size_t size, unsigned flags, struct rules_trace **ret);
+/* Whether rule lines are timed (RULES_TRACE_LINE_TIMES). */
+bool rules_trace_line_times(const struct rules_trace *t);
 void rules_trace_free(struct rules_trace *t);
 static inline void rules_trace_freep(struct rules_trace **t) { rules_trace_free(*t); }
 
@@ -46,6 +56,10 @@ static inline void rules_trace_freep(struct rules_trace **t) { rules_trace_free(
 int rules_trace_dup(const struct rules_trace *t, struct rules_trace **ret);
 /* Bytes a copy made by rules_trace_dup() occupies. */
 size_t rules_trace_footprint(const struct rules_trace *t);
+
+/* Forget the recorded event: seqnum 0, no records (keeps flags and
+ * generation). */
+void rules_trace_reset(struct rules_trace *t);
 
 /* Set by the daemon: the rules generation (shown in the output; 0 = not
  * shown). Recording keeps it. */

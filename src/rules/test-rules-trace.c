@@ -73,7 +73,7 @@ static void run_traced(struct run *out, const char *rules, size_t size, const ch
         memset(out, 0, sizeof(*out));
         ASSERT_EQ(rules_load_string("/test/10-test.rules", rules, strlen(rules), NULL,
                                     &out->rules), 0);
-        ASSERT_EQ(rules_trace_new(size, &out->trace), 0);
+        ASSERT_EQ(rules_trace_new(size, RULES_TRACE_LINE_TIMES, &out->trace), 0);
         ASSERT_EQ(device_ctx_new(&fx.roots, &ctx), 0);
         ASSERT_EQ(device_from_uevent(ctx, uevent, &dev), 0);
         ASSERT_EQ(udev_event_init(&ev, ctx, dev, uevent, uevent->action), 0);

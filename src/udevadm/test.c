@@ -274,7 +274,7 @@ static int run_test(const struct test_args *a, struct rules *rules)
         node_mac_detect(roots.sys, &mac);
         ev.mac = &mac;
         if (a->explain) {
-                r = rules_trace_new(RULES_TRACE_SIZE_DEFAULT, &trace);
+                r = rules_trace_new(RULES_TRACE_SIZE_DEFAULT, RULES_TRACE_LINE_TIMES, &trace);
                 if (r < 0)
                         goto out;
                 ev.trace = trace;

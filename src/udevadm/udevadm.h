@@ -26,6 +26,8 @@
 int control_main(int argc, char *argv[]);
 int settle_main(int argc, char *argv[]);
 int stats_main(int argc, char *argv[]);
+/* udevadm explain [--seqnum=N] [DEVPATH|SYSPATH|DEVNODE] (explain.c) */
+int explain_main(int argc, char *argv[]);
 int monitor_main(int argc, char *argv[]);
 int trigger_main(int argc, char *argv[]);
 int verify_main(int argc, char *argv[]);

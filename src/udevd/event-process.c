@@ -22,6 +22,7 @@
 #include "proto/monitor-msg.h"
 #include "rules/event-exec.h"
 #include "rules/rules-exec.h"
+#include "rules/rules-trace.h"
 #include "event/udev-event.h"
 #include "shared/blocking.h"
 #include "shared/compat.h"
@@ -29,6 +30,7 @@
 #include "shared/time-util.h"
 #include "udevd/event-process.h"
 #include "udevd/event-queue.h"
+#include "udevd/explain-ring.h"
 #include "udevd/rules-snapshot.h"
 #include "udevd/watch.h"
 
@@ -207,6 +209,7 @@ struct event_run {
         bool e_ready;
         struct spawn_direct spawn;
         struct tracked_spawner tracked;
+        struct explain_ring *explain; /* where the trace goes; NULL = not traced */
 };
 
 static int event_run_init(struct worker_ctx *w, const struct uevent *ev, struct event_run *er)
@@ -250,6 +253,13 @@ static int event_run_init(struct worker_ctx *w, const struct uevent *ev, struct 
         er->e.start_usec = now_usec(CLOCK_MONOTONIC);
         er->e.timeout_usec = w->settings->event_timeout_usec;
         er->e.mac = &w->settings->mac;
+        /* a compact trace of every event, for udevadm explain */
+        er->explain = er->snap && er->snap->rules ? explain_ring_global() : NULL;
+        if (er->explain) {
+                er->e.trace = explain_thread_trace();
+                if (er->e.trace)
+                        rules_trace_set_generation(er->e.trace, er->snap->generation);
+        }
         return 0;
 }
 
@@ -412,6 +422,9 @@ int event_process(struct worker_ctx *w, const struct uevent *ev,
         if (r < 0)
                 log_warning_errno(r, "SEQNUM=%" PRIu64 " %s: processing failed: %m", ev->seqnum,
                                   ev->devpath);
+        /* only when the rules ran for this event */
+        if (er.e.trace && rules_trace_seqnum(er.e.trace) == ev->seqnum)
+                explain_ring_push(er.explain, er.e.trace, er.snap->rules);
 
         if (abandoned && abandoned(token)) {
                 log_warning("SEQNUM=%" PRIu64 " %s: finished after the event timeout; "

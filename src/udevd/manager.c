@@ -29,6 +29,7 @@
 #include "udevd/event-process.h"
 #include "udevd/event-queue.h"
 #include "udevd/known-devices.h"
+#include "udevd/explain-ring.h"
 #include "udevd/loop.h"
 #include "udevd/manager.h"
 #include "udevd/netlink-listener.h"
@@ -75,6 +76,7 @@ struct manager {
         struct manager_resync resync;
         struct ctrl_server *ctrl;
         struct query_table queries; /* CTRL_MSG_TUDEV_QUERY handlers (udevd/query.h) */
+        struct explain_ring *explain; /* recent events' rules traces (udevd/explain-ring.h) */
         struct broadcaster bc; /* failure broadcasts of timed-out events */
         int signal_fd;
         int timer_fd;
@@ -577,6 +579,8 @@ static int manager_register_queries(struct manager *m)
                 r = query_register(&m->queries, "stats-prometheus", query_stats_prometheus, m);
         if (r >= 0)
                 r = query_register(&m->queries, "pending", query_pending, m);
+        if (r >= 0)
+                r = query_register(&m->queries, "explain", explain_query, m->explain);
         if (r < 0)
                 return log_error_errno(r, "Failed to register the control queries: %m");
         return 0;
@@ -894,6 +898,10 @@ int manager_new(const struct udevd_settings *settings, const struct manager_opti
         r = loop_add(m->loop, listener_sync_fd(m->listener), EPOLLIN, on_listener_sync, m);
         if (r < 0)
                 goto fail;
+        r = explain_ring_new(EXPLAIN_RING_EVENTS, EXPLAIN_RING_BYTES, &m->explain);
+        if (r < 0)
+                goto fail;
+        explain_ring_set_global(m->explain);
         r = manager_register_queries(m);
         if (r < 0)
                 goto fail;
@@ -1045,6 +1053,11 @@ void manager_free(struct manager *m)
                 event_queue_shutdown(m->queue, true);
         worker_pool_free(m->pool);
         event_queue_free(m->queue);
+        /* after the workers: they push into it */
+        if (m->explain) {
+                explain_ring_set_global(NULL);
+                explain_ring_free(m->explain);
+        }
         broadcaster_close(&m->bc);
         safe_close(m->signal_fd);
         safe_close(m->timer_fd);
