@@ -1,10 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any (see rules-trace.h: one owner at a time) */
 /* The rules trace: a fixed block of packed records, appended while the
- * rules run and turned into text only when someone asks. */
+ * rules run and turned into text only when someone asks.
+ *
+ * Records are a byte stream, so that the trace udevd keeps of every event
+ * stays small (Debian 12's rules evaluate 150-350 lines per event, most of
+ * which fail on a key whose value is the event's own and is not stored):
+ *
+ *   line:  tag, varint line delta (zigzag, from the previous line record),
+ *          [varint key index: failed and aborted lines],
+ *          [varint nsec: RULES_TRACE_LINE_TIMES only],
+ *          [value NUL] [device NUL]
+ *   exec:  tag, varint status (zigzag), varint nsec, command NUL
+ *
+ * An evaluated line that failed on an event key costs 3 bytes. An exec
+ * record without T_RUN belongs to the line record that follows it (its
+ * programs run before the line is recorded). */
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,53 +32,38 @@
  * of the record space. */
 enum { EV_ACTION, EV_DEVPATH, EV_SYSNAME, EV_SUBSYSTEM, _EV_MAX };
 #define EV_STRING_MAX 1024
+/* Record space kept back for the driver, written when the rules end. */
 #define DRIVER_MAX 64
 
-enum rec_kind {
-        REC_LINE,
-        REC_EXEC, /* kind in `flags` */
-};
+/* tag byte: bits 0-1 the kind */
+enum { T_APPLIED, T_FAILED, T_ABORTED, T_EXEC };
+#define T_KIND_MASK 0x03u
+/* line records: bits 2-4 enum rules_trace_value (failed lines) */
+#define T_VKIND_SHIFT 2
+/* exec records: bits 2-4 enum rules_trace_exec_kind */
+#define T_XKIND_SHIFT 2
+#define T_CUT 0x20u    /* the value or command was longer than kept */
+#define T_DEVICE 0x40u /* line: a device name follows the value */
+#define T_RUN 0x40u    /* exec: a RUN entry, not a line's */
 
-/* flags of REC_LINE */
-#define F_APPLIED 0x01
-#define F_ABORTED 0x02
-#define F_VKIND_SHIFT 2   /* 3 bits: enum rules_trace_value */
-#define F_VALUE_CUT 0x20  /* the value was longer than kept */
-#define F_DEVICE 0x40     /* a second string follows: the device */
-
-#define TOK_NONE UINT16_MAX
-#define LINE_NONE UINT32_MAX
-
-/* 16 bytes, then `len` bytes of strings, padded to 4. */
-struct rec {
-        uint32_t line;
-        uint16_t tok;
-        uint8_t kind;
-        uint8_t flags;
-        uint32_t nsec;   /* saturated at UINT32_MAX (about 4.3 s) */
-        uint16_t len;
-        int16_t status;  /* REC_EXEC: the result, clamped to int16 */
-};
-_Static_assert(sizeof(struct rec) == 16, "trace record layout");
+/* The longest record header: tag and three 64-bit varints. */
+#define REC_HEAD_MAX (1 + 3 * 10)
 
 struct rules_trace {
-        size_t size;       /* record space */
-        size_t used;
-        size_t ev_len;     /* bytes of the event strings at data[0] */
+        uint32_t size;      /* record space */
+        uint32_t used;
+        uint32_t limit;     /* space records may use (the driver's is kept back) */
+        uint32_t ev_len;    /* bytes of the event strings at data[0] */
+        uint32_t driver_at; /* offset of the driver string; 0 = none */
+        uint32_t flags;     /* RULES_TRACE_* */
+        uint32_t lines, applied, dropped;
+        uint32_t last_line; /* base of the next line record's delta */
+        int32_t result;
         uint64_t seqnum;
         uint64_t generation;
         uint64_t total_nsec;
-        int result;
-        unsigned flags;    /* RULES_TRACE_* */
-        unsigned lines, applied, dropped;
-        char driver[DRIVER_MAX];
         _Alignas(8) unsigned char data[];
 };
-
-static size_t align4(size_t n)
-{
-        return (n + 3u) & ~(size_t)3u;
-}
 
 int rules_trace_new(size_t size, unsigned flags, struct rules_trace **ret)
 {
@@ -73,11 +73,14 @@ int rules_trace_new(size_t size, unsigned flags, struct rules_trace **ret)
                 size = RULES_TRACE_SIZE_MIN;
         if (size > RULES_TRACE_SIZE_MAX)
                 size = RULES_TRACE_SIZE_MAX;
-        size = align4(size);
-        t = calloc(1, sizeof(*t) + size);
+        /* not calloc: the record space is written before it is read, and
+         * pages it never reaches stay untouched */
+        t = malloc(sizeof(*t) + size);
         if (!t)
                 return -ENOMEM;
-        t->size = size;
+        memset(t, 0, sizeof(*t));
+        t->size = (uint32_t)size;
+        t->limit = (uint32_t)(size - DRIVER_MAX);
         t->flags = flags;
         *ret = t;
         return 0;
@@ -105,19 +108,20 @@ int rules_trace_dup(const struct rules_trace *t, struct rules_trace **ret)
         if (!c)
                 return -ENOMEM;
         memcpy(c, t, rules_trace_footprint(t));
-        c->size = t->used;
+        c->size = c->limit = t->used;
         *ret = c;
         return 0;
 }
 
 void rules_trace_reset(struct rules_trace *t)
 {
-        t->used = t->ev_len = 0;
+        t->used = t->ev_len = t->driver_at = 0;
+        t->limit = t->size - DRIVER_MAX;
         t->seqnum = 0;
         t->total_nsec = 0;
         t->result = 0;
         t->lines = t->applied = t->dropped = 0;
-        t->driver[0] = '\0';
+        t->last_line = 0;
 }
 
 void rules_trace_set_generation(struct rules_trace *t, uint64_t generation)
@@ -181,11 +185,16 @@ const char *rules_trace_devpath(const struct rules_trace *t)
         return ev_string(t, EV_DEVPATH);
 }
 
+static const char *driver(const struct rules_trace *t)
+{
+        return t->driver_at ? (const char *)t->data + t->driver_at : "";
+}
+
 /* Copy s (NULL = "") into dst, at most max - 1 bytes and a NUL; returns the
  * bytes written including the NUL; *cut when s was longer. */
 static size_t put_string(unsigned char *dst, const char *s, size_t max, bool *cut)
 {
-        size_t n = s ? strlen(s) : 0;
+        size_t n = s ? strnlen(s, max) : 0;
 
         if (n >= max) {
                 n = max - 1;
@@ -202,43 +211,63 @@ void rules_trace_begin(struct rules_trace *t, uint64_t seqnum, const char *actio
                        const char *devpath, const char *sysname, const char *subsystem)
 {
         const char *ev[_EV_MAX] = { action, devpath, sysname, subsystem };
+        /* each string gets at most an eighth of the space */
+        size_t max = t->size / 8 < EV_STRING_MAX ? t->size / 8 : EV_STRING_MAX;
         size_t o = 0;
 
-        t->used = t->ev_len = 0;
+        rules_trace_reset(t);
         t->seqnum = seqnum;
-        t->total_nsec = 0;
-        t->result = 0;
-        t->lines = t->applied = t->dropped = 0;
-        t->driver[0] = '\0';
-        for (unsigned i = 0; i < _EV_MAX; i++) {
-                /* each string gets at most a quarter of the space */
-                size_t max = t->size / 4 < EV_STRING_MAX ? t->size / 4 : EV_STRING_MAX;
+        for (unsigned i = 0; i < _EV_MAX; i++)
                 o += put_string(t->data + o, ev[i], max, NULL);
-        }
-        t->ev_len = o;
-        t->used = align4(o);
+        t->ev_len = t->used = (uint32_t)o;
 }
 
-/* Room for a record with `len` bytes of strings, or NULL (counted). */
-static struct rec *rec_reserve(struct rules_trace *t, size_t len)
-{
-        size_t need = sizeof(struct rec) + align4(len);
-        struct rec *r;
+/* ---- the record stream ---- */
 
-        if (t->dropped > 0 || need > t->size - t->used) {
+static size_t varint_len(uint64_t v)
+{
+        size_t n = 1;
+
+        while (v >= 0x80) {
+                v >>= 7;
+                n++;
+        }
+        return n;
+}
+
+static unsigned char *put_varint(unsigned char *p, uint64_t v)
+{
+        while (v >= 0x80) {
+                *p++ = (unsigned char)(v | 0x80);
+                v >>= 7;
+        }
+        *p++ = (unsigned char)v;
+        return p;
+}
+
+static uint64_t zigzag(int64_t v)
+{
+        return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static int64_t unzigzag(uint64_t v)
+{
+        return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* Room for a record of `need` bytes, or NULL (counted; once a record was
+ * dropped, every later one is too, so the kept records are a prefix). */
+static unsigned char *rec_reserve(struct rules_trace *t, size_t need)
+{
+        unsigned char *p;
+
+        if (t->dropped > 0 || need > t->limit - t->used) {
                 t->dropped++;
                 return NULL;
         }
-        r = (struct rec *)(void *)(t->data + t->used);
-        memset(r, 0, sizeof(*r));
-        r->len = (uint16_t)len;
-        t->used += need;
-        return r;
-}
-
-static uint32_t sat32(uint64_t v)
-{
-        return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+        p = t->data + t->used;
+        t->used += (uint32_t)need;
+        return p;
 }
 
 static size_t bounded_len(const char *s)
@@ -254,59 +283,149 @@ void rules_trace_line(struct rules_trace *t, size_t line, int verdict, unsigned 
         bool has_value = verdict == 0 && (vkind == RULES_TRACE_VALUE_STRING ||
                                           vkind == RULES_TRACE_VALUE_OUTCOME);
         bool has_device = verdict == 0 && device;
-        size_t len = (has_value ? bounded_len(value) : 0) + (has_device ? bounded_len(device) : 0);
-        struct rec *r;
+        bool timed = rules_trace_line_times(t);
+        uint32_t idx = line >= UINT32_MAX ? UINT32_MAX : (uint32_t)line;
+        uint64_t delta = zigzag((int64_t)idx - (int64_t)t->last_line);
+        unsigned tag = verdict > 0 ? T_APPLIED : verdict < 0 ? T_ABORTED : T_FAILED;
+        size_t need = 1 + varint_len(delta) + (verdict > 0 ? 0 : varint_len(tok)) +
+                      (timed ? varint_len(nsec) : 0) + (has_value ? bounded_len(value) : 0) +
+                      (has_device ? bounded_len(device) : 0);
+        unsigned char *p, *tagp;
         bool cut = false;
-        size_t o = 0;
 
         t->lines++;
         if (verdict > 0)
                 t->applied++;
-        r = rec_reserve(t, len);
-        if (!r)
+        p = rec_reserve(t, need);
+        if (!p)
                 return;
-        r->kind = REC_LINE;
-        r->line = line >= LINE_NONE ? LINE_NONE : (uint32_t)line;
-        r->tok = verdict > 0 || tok >= TOK_NONE ? TOK_NONE : (uint16_t)tok;
-        r->nsec = sat32(nsec);
-        r->flags = verdict > 0 ? F_APPLIED : verdict < 0 ? F_ABORTED : 0;
+        t->last_line = idx;
         if (verdict == 0)
-                r->flags |= (uint8_t)((unsigned)vkind << F_VKIND_SHIFT);
+                tag |= (unsigned)vkind << T_VKIND_SHIFT;
+        if (has_device)
+                tag |= T_DEVICE;
+        tagp = p++;
+        p = put_varint(p, delta);
+        if (verdict <= 0)
+                p = put_varint(p, tok);
+        if (timed)
+                p = put_varint(p, nsec);
         if (has_value)
-                o += put_string((unsigned char *)(r + 1), value, RULES_TRACE_VALUE_MAX, &cut);
-        if (has_device) {
-                put_string((unsigned char *)(r + 1) + o, device, RULES_TRACE_VALUE_MAX, NULL);
-                r->flags |= F_DEVICE;
-        }
+                p += put_string(p, value, RULES_TRACE_VALUE_MAX, &cut);
+        if (has_device)
+                put_string(p, device, RULES_TRACE_VALUE_MAX, NULL);
         if (cut)
-                r->flags |= F_VALUE_CUT;
+                tag |= T_CUT;
+        *tagp = (unsigned char)tag;
 }
 
 void rules_trace_exec(struct rules_trace *t, size_t line, enum rules_trace_exec_kind kind,
                       const char *cmd, int status, uint64_t nsec)
 {
-        struct rec *r = rec_reserve(t, bounded_len(cmd));
+        uint64_t st = zigzag(status);
+        size_t need = 1 + varint_len(st) + varint_len(nsec) + bounded_len(cmd);
+        unsigned tag = T_EXEC | (unsigned)kind << T_XKIND_SHIFT | (line == SIZE_MAX ? T_RUN : 0);
+        unsigned char *p = rec_reserve(t, need), *tagp;
         bool cut = false;
 
-        if (!r)
+        if (!p)
                 return;
-        r->kind = REC_EXEC;
-        r->line = line >= LINE_NONE ? LINE_NONE : (uint32_t)line;
-        r->tok = TOK_NONE;
-        r->flags = (uint8_t)kind;
-        r->nsec = sat32(nsec);
-        r->status = (int16_t)(status > INT16_MAX ? INT16_MAX : status < INT16_MIN ? INT16_MIN
-                                                                                  : status);
-        put_string((unsigned char *)(r + 1), cmd, RULES_TRACE_VALUE_MAX, &cut);
+        tagp = p++;
+        p = put_varint(p, st);
+        p = put_varint(p, nsec);
+        put_string(p, cmd, RULES_TRACE_VALUE_MAX, &cut);
         if (cut)
-                r->flags |= F_VALUE_CUT;
+                tag |= T_CUT;
+        *tagp = (unsigned char)tag;
 }
 
-void rules_trace_end(struct rules_trace *t, const char *driver, int result, uint64_t nsec)
+void rules_trace_end(struct rules_trace *t, const char *drv, int result, uint64_t nsec)
 {
-        put_string((unsigned char *)t->driver, driver, sizeof(t->driver), NULL);
+        /* the kept-back space: the driver always fits */
+        t->limit = t->size;
+        t->driver_at = 0;
+        if (drv && drv[0] && t->used > 0 && t->size - t->used >= 2) {
+                size_t max = t->size - t->used < DRIVER_MAX ? t->size - t->used : DRIVER_MAX;
+                t->driver_at = t->used;
+                t->used += (uint32_t)put_string(t->data + t->used, drv, max, NULL);
+        }
         t->result = result;
         t->total_nsec = nsec;
+}
+
+/* One decoded record. */
+struct rec {
+        unsigned tag;
+        uint32_t line;  /* line records */
+        unsigned tok;   /* failed and aborted lines; UINT_MAX otherwise */
+        uint64_t nsec;  /* 0 for untimed lines */
+        int status;     /* exec records */
+        const char *value, *device; /* NULL = none; exec: value is the command */
+};
+
+static bool get_varint(const unsigned char **p, const unsigned char *end, uint64_t *ret)
+{
+        uint64_t v = 0;
+
+        for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
+                unsigned char b = *(*p)++;
+                v |= (uint64_t)(b & 0x7f) << shift;
+                if (!(b & 0x80)) {
+                        *ret = v;
+                        return true;
+                }
+        }
+        return false;
+}
+
+static bool get_string(const unsigned char **p, const unsigned char *end, const char **ret)
+{
+        const unsigned char *nul = memchr(*p, '\0', (size_t)(end - *p));
+
+        if (!nul)
+                return false;
+        *ret = (const char *)*p;
+        *p = nul + 1;
+        return true;
+}
+
+/* Decode the record at *p (advanced past it); `last_line` is the delta base,
+ * updated by line records. false at a malformed record. */
+static bool rec_next(const struct rules_trace *t, const unsigned char **p,
+                     const unsigned char *end, uint32_t *last_line, struct rec *r)
+{
+        uint64_t v;
+
+        *r = (struct rec){ .tok = UINT_MAX };
+        if (*p >= end)
+                return false;
+        r->tag = *(*p)++;
+        if ((r->tag & T_KIND_MASK) == T_EXEC) {
+                if (!get_varint(p, end, &v))
+                        return false;
+                r->status = (int)unzigzag(v);
+                return get_varint(p, end, &r->nsec) && get_string(p, end, &r->value);
+        }
+        if (!get_varint(p, end, &v))
+                return false;
+        r->line = (uint32_t)((int64_t)*last_line + unzigzag(v));
+        *last_line = r->line;
+        if ((r->tag & T_KIND_MASK) != T_APPLIED) {
+                if (!get_varint(p, end, &v))
+                        return false;
+                r->tok = v > UINT_MAX ? UINT_MAX : (unsigned)v;
+        }
+        if (rules_trace_line_times(t) && !get_varint(p, end, &r->nsec))
+                return false;
+        if ((r->tag & T_KIND_MASK) == T_FAILED) {
+                unsigned vk = (r->tag >> T_VKIND_SHIFT) & 7u;
+                if ((vk == RULES_TRACE_VALUE_STRING || vk == RULES_TRACE_VALUE_OUTCOME) &&
+                    !get_string(p, end, &r->value))
+                        return false;
+                if ((r->tag & T_DEVICE) && !get_string(p, end, &r->device))
+                        return false;
+        }
+        return true;
 }
 
 /* ------------------------------------------------------------ text */
@@ -374,11 +493,9 @@ static const char *exec_kind_name(unsigned kind)
 
 static void put_exec(FILE *f, const struct rec *r, unsigned flags)
 {
-        unsigned kind = r->flags & ~(unsigned)F_VALUE_CUT;
-        const char *cmd = (const char *)(r + 1);
-
-        fprintf(f, "%s%s ", r->line == LINE_NONE ? "" : "  ", exec_kind_name(kind));
-        put_quoted(f, cmd, r->flags & F_VALUE_CUT);
+        fprintf(f, "%s%s ", r->tag & T_RUN ? "" : "  ",
+                exec_kind_name((r->tag >> T_XKIND_SHIFT) & 7u));
+        put_quoted(f, r->value, r->tag & T_CUT);
         if (r->status == 0)
                 fputs(" ok ", f);
         else if (r->status > 0)
@@ -402,7 +519,7 @@ static const char *event_value(const struct rules_trace *t, const struct token *
         case TK_M_SUBSYSTEM:
                 return ev_string(t, EV_SUBSYSTEM);
         case TK_M_DRIVER:
-                return t->driver;
+                return driver(t);
         case TK_M_CONST:
                 return tk->data.constant == CONST_ARCH ? rules_const_arch() : rules_const_virt();
         default:
@@ -414,7 +531,7 @@ static void put_line(FILE *f, const struct rules_trace *t, const struct rules *r
                      const struct rec *r, unsigned flags)
 {
         const struct rule_line *l;
-        const char *s = (const char *)(r + 1);
+        unsigned kind = r->tag & T_KIND_MASK;
 
         if (r->line >= rules->n_lines) {
                 fprintf(f, "?:%" PRIu32 " unknown\n", r->line);
@@ -422,9 +539,9 @@ static void put_line(FILE *f, const struct rules_trace *t, const struct rules *r
         }
         l = &rules->lines[r->line];
         fprintf(f, "%s:%u %s ", l->file, l->lineno,
-                r->flags & F_APPLIED ? "applied" : r->flags & F_ABORTED ? "aborted" : "failed");
+                kind == T_APPLIED ? "applied" : kind == T_ABORTED ? "aborted" : "failed");
         put_time(f, r->nsec, rules_trace_line_times(t) ? flags : RULES_TRACE_FORMAT_NO_TIME);
-        if (r->flags & F_APPLIED) {
+        if (kind == T_APPLIED) {
                 for (unsigned i = 0; i < l->n_tokens; i++)
                         if (!TK_IS_MATCH(l->tokens[i].type)) {
                                 fputc(' ', f);
@@ -443,19 +560,17 @@ static void put_line(FILE *f, const struct rules_trace *t, const struct rules *r
         }
         fputc(' ', f);
         put_token(f, &l->tokens[r->tok]);
-        if (r->flags & F_ABORTED) {
+        if (kind == T_ABORTED) {
                 fputc('\n', f);
                 return;
         }
-        switch ((r->flags >> F_VKIND_SHIFT) & 7u) {
+        switch ((r->tag >> T_VKIND_SHIFT) & 7u) {
         case RULES_TRACE_VALUE_STRING:
                 fputs(" got ", f);
-                put_quoted(f, s, r->flags & F_VALUE_CUT);
-                s += strlen(s) + 1;
+                put_quoted(f, r->value, r->tag & T_CUT);
                 break;
         case RULES_TRACE_VALUE_OUTCOME:
-                fprintf(f, " got %s", s);
-                s += strlen(s) + 1;
+                fprintf(f, " got %s", r->value);
                 break;
         case RULES_TRACE_VALUE_ABSENT:
                 fputs(" got nothing", f);
@@ -472,44 +587,50 @@ static void put_line(FILE *f, const struct rules_trace *t, const struct rules *r
         default:
                 break;
         }
-        if (r->flags & F_DEVICE)
-                fprintf(f, " at %s", s);
+        if (r->device)
+                fprintf(f, " at %s", r->device);
         fputc('\n', f);
 }
 
 int rules_trace_format(const struct rules_trace *t, const struct rules *rules, unsigned flags,
                        FILE *f)
 {
-        size_t o = align4(t->ev_len), pending = SIZE_MAX;
+        const unsigned char *p = t->data + t->ev_len, *end = t->data + t->used;
+        const unsigned char *pending = NULL;
+        uint32_t last_line = 0;
+        struct rec r;
 
         fprintf(f, "event seqnum=%" PRIu64 " action=%s devpath=%s subsystem=%s", t->seqnum,
                 ev_string(t, EV_ACTION), ev_string(t, EV_DEVPATH), ev_string(t, EV_SUBSYSTEM));
         if (t->generation)
                 fprintf(f, " generation=%" PRIu64, t->generation);
         fputc('\n', f);
-        /* A line's programs are recorded before the line itself: print them
-         * after it. */
-        while (o + sizeof(struct rec) <= t->used) {
-                const struct rec *r = (const void *)(t->data + o);
-                size_t next = o + sizeof(*r) + align4(r->len);
+        for (;;) {
+                const unsigned char *at;
 
-                if (next > t->used)
+                if (t->driver_at && p == t->data + t->driver_at)
+                        p += strlen((const char *)p) + 1;
+                at = p;
+                if (!rec_next(t, &p, end, &last_line, &r))
                         break;
-                if (r->kind == REC_EXEC && r->line != LINE_NONE) {
-                        if (pending == SIZE_MAX)
-                                pending = o;
-                } else if (r->kind == REC_EXEC) {
-                        put_exec(f, r, flags);
+                if ((r.tag & T_KIND_MASK) == T_EXEC && !(r.tag & T_RUN)) {
+                        /* a line's programs are recorded before the line
+                         * itself: print them after it */
+                        if (!pending)
+                                pending = at;
+                } else if ((r.tag & T_KIND_MASK) == T_EXEC) {
+                        put_exec(f, &r, flags);
                 } else {
-                        put_line(f, t, rules, r, flags);
-                        for (size_t p = pending; p < o;) {
-                                const struct rec *e = (const void *)(t->data + p);
-                                put_exec(f, e, flags);
-                                p += sizeof(*e) + align4(e->len);
+                        put_line(f, t, rules, &r, flags);
+                        for (const unsigned char *q = pending; q && q < at;) {
+                                struct rec e;
+                                uint32_t unused = 0;
+                                if (!rec_next(t, &q, at, &unused, &e))
+                                        break;
+                                put_exec(f, &e, flags);
                         }
-                        pending = SIZE_MAX;
+                        pending = NULL;
                 }
-                o = next;
         }
         fprintf(f, "summary lines=%u applied=%u time=", t->lines, t->applied);
         put_time(f, t->total_nsec, flags);

@@ -15,9 +15,14 @@
  *
  * A trace is one fixed-size block allocated by rules_trace_new(): records
  * that no longer fit are dropped and counted (rules_trace_truncated()), so
- * recording never allocates and never fails. Records refer to the snapshot
- * by line index: the trace must be formatted with the same `struct rules`
- * it was recorded with (the caller keeps that snapshot alive). */
+ * recording never allocates and never fails. Records are packed (a line
+ * that failed on an event key or was applied costs 2-3 bytes, values and
+ * commands are stored only where they cannot be recomputed from the rules
+ * and the event): with Debian 12's rules the compact trace of a net "add"
+ * is under 1 KiB (rules/test-rules-trace.c, test_debian_net_size). Records
+ * refer to the snapshot by line index: the trace must be formatted with the
+ * same `struct rules` it was recorded with (the caller keeps that snapshot
+ * alive). */
 
 #include <stdbool.h>
 #include <stddef.h>

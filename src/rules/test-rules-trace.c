@@ -9,7 +9,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "device/db.h"
 #include "device/device.h"
@@ -24,6 +26,9 @@
 #include "shared/time-util.h"
 
 static struct sysfs_fixture fx;
+
+/* udevd's per-thread trace buffer (udevd/explain-ring.h) */
+#define EXPLAIN_SIZE ((size_t)16 * 1024)
 
 /* "echo WORDS" prints them, "print A=1" prints its argument, "fail" exits 1 */
 static int fake_spawn(void *userdata, const char *cmd, char *const envp[], bool is_run,
@@ -57,10 +62,12 @@ struct run {
         int r;
 };
 
-/* Run `rules` over `dgram` with a trace of `size` bytes, then the RUN list;
- * format the trace with `flags`. */
-static void run_traced(struct run *out, const char *rules, size_t size, const char *dgram,
-                       size_t len, unsigned flags)
+/* Run `rules` (compiled from text, or `compiled` when not NULL: a reference
+ * is taken) over `dgram` with a trace of `size` bytes and RULES_TRACE_*
+ * `tflags`, then the RUN list; format the trace with `flags`. */
+static void run_traced_with(struct run *out, const char *rules, struct rules *compiled,
+                            size_t size, unsigned tflags, const char *dgram, size_t len,
+                            unsigned flags)
 {
         struct uevent *uevent = fx_uevent(dgram, len);
         struct device_ctx *ctx = NULL;
@@ -71,9 +78,12 @@ static void run_traced(struct run *out, const char *rules, size_t size, const ch
         FILE *f;
 
         memset(out, 0, sizeof(*out));
-        ASSERT_EQ(rules_load_string("/test/10-test.rules", rules, strlen(rules), NULL,
-                                    &out->rules), 0);
-        ASSERT_EQ(rules_trace_new(size, RULES_TRACE_LINE_TIMES, &out->trace), 0);
+        if (compiled)
+                out->rules = rules_ref(compiled);
+        else
+                ASSERT_EQ(rules_load_string("/test/10-test.rules", rules, strlen(rules), NULL,
+                                            &out->rules), 0);
+        ASSERT_EQ(rules_trace_new(size, tflags, &out->trace), 0);
         ASSERT_EQ(device_ctx_new(&fx.roots, &ctx), 0);
         ASSERT_EQ(device_from_uevent(ctx, uevent, &dev), 0);
         ASSERT_EQ(udev_event_init(&ev, ctx, dev, uevent, uevent->action), 0);
@@ -95,6 +105,12 @@ static void run_traced(struct run *out, const char *rules, size_t size, const ch
         db_record_clear(&old);
         device_ctx_free(ctx);
         uevent_free(uevent);
+}
+
+static void run_traced(struct run *out, const char *rules, size_t size, const char *dgram,
+                       size_t len, unsigned flags)
+{
+        run_traced_with(out, rules, NULL, size, RULES_TRACE_LINE_TIMES, dgram, len, flags);
 }
 
 static void run_free(struct run *r)
@@ -170,6 +186,12 @@ static void test_golden_add(void)
         ASSERT_TRUE(!rules_trace_truncated(r.trace));
         ASSERT_EQ(rules_trace_seqnum(r.trace), 10u);
         ASSERT_STREQ(rules_trace_devpath(r.trace), SDA);
+        run_free(&r);
+
+        /* the compact trace (no line times, as udevd keeps) reads the same */
+        run_traced_with(&r, rules, NULL, RULES_TRACE_SIZE_DEFAULT, 0, SDA_ADD,
+                        RULES_TRACE_FORMAT_NO_TIME);
+        check_text(r.text, expected, __func__);
         run_free(&r);
 }
 
@@ -257,6 +279,83 @@ static void test_long_value(void)
         run_free(&r);
 }
 
+/* A compact trace costs a few bytes per evaluated line: a line that fails on
+ * an event key stores no value, an applied line no key. */
+static void test_record_size(void)
+{
+        enum { N = 300 };
+        char *rules = malloc(N * 48);
+        size_t o = 0, base;
+        struct run r;
+
+        ASSERT_TRUE(rules);
+        run_traced_with(&r, "", NULL, RULES_TRACE_SIZE_DEFAULT, 0, SDA_ADD, 0);
+        base = rules_trace_footprint(r.trace); /* the event alone */
+        run_free(&r);
+        for (unsigned i = 0; i < N; i++)
+                o += (size_t)sprintf(rules + o, i % 3 ? "KERNEL==\"sdb%u\", ENV{X}=\"%u\"\n"
+                                                      : "SUBSYSTEM==\"block\", ENV{X}=\"%u%u\"\n",
+                                     i, i);
+        run_traced_with(&r, rules, NULL, RULES_TRACE_SIZE_DEFAULT, 0, SDA_ADD, 0);
+        ASSERT_EQ(rules_trace_lines(r.trace), (unsigned)N);
+        ASSERT_EQ(rules_trace_applied(r.trace), (unsigned)N / 3);
+        ASSERT_TRUE(!rules_trace_truncated(r.trace));
+        /* failed: tag, line delta, key index; applied: tag, line delta */
+        ASSERT_EQ(rules_trace_footprint(r.trace) - base, (size_t)(N / 3 * 2 + (N - N / 3) * 3));
+        run_free(&r);
+        free(rules);
+}
+
+static const char *debian_rules_dir(char *buf)
+{
+        const char *root = getenv("SD_UDEV_ROOT");
+
+        snprintf(buf, PATH_MAX, "%s/lib/udev/rules.d", root ? root : "build-ref/sd-udev");
+        return access(buf, R_OK) == 0 ? buf : NULL;
+}
+
+#define VETH "/devices/virtual/net/veth0"
+#define VETH_ADD                                                                           \
+        DG("add@" VETH "\0ACTION=add\0DEVPATH=" VETH "\0SUBSYSTEM=net\0INTERFACE=veth0\0" \
+           "IFINDEX=5\0SEQNUM=13")
+
+/* Debian 12's rules on the "add" of a veth interface (the net storm): the
+ * compact trace udevd keeps is well under a kilobyte, and reads as the
+ * timed one does. The size is printed: it is the figure udevd(8) gives. */
+static void test_debian_net_size(void)
+{
+        char dir[PATH_MAX];
+        const char *dirs[] = { debian_rules_dir(dir), NULL };
+        struct rules_load_options o = { .dirs = dirs, .resolve_names = RESOLVE_NAMES_LATE };
+        struct rules *rules;
+        struct run compact, timed;
+
+        if (!dirs[0]) {
+                fprintf(stderr, "(Debian rules not found, skipped) ");
+                return;
+        }
+        fx_device(&fx, VETH, "class/net", NULL, "INTERFACE=veth0\nIFINDEX=5\n", NULL);
+        fx_attr(&fx, VETH, "ifindex", "5\n");
+        fx_attr(&fx, VETH, "address", "aa:bb:cc:dd:ee:01\n");
+        fx_attr(&fx, VETH, "type", "1\n");
+        fx_attr(&fx, VETH, "addr_assign_type", "3\n");
+        ASSERT_EQ(rules_load(&o, &rules), 0);
+        run_traced_with(&compact, NULL, rules, EXPLAIN_SIZE, 0, VETH_ADD,
+                        RULES_TRACE_FORMAT_NO_TIME);
+        run_traced_with(&timed, NULL, rules, EXPLAIN_SIZE, RULES_TRACE_LINE_TIMES, VETH_ADD,
+                        RULES_TRACE_FORMAT_NO_TIME);
+        fprintf(stderr, "(veth add: %u lines, %zu bytes) ", rules_trace_lines(compact.trace),
+                rules_trace_footprint(compact.trace));
+        ASSERT_TRUE(rules_trace_lines(compact.trace) > 100);
+        ASSERT_TRUE(!rules_trace_truncated(compact.trace));
+        ASSERT_TRUE(rules_trace_footprint(compact.trace) < 1024);
+        ASSERT_TRUE(strstr(compact.text, "run{program} \"/lib/systemd/systemd-sysctl ") != NULL);
+        check_text(compact.text, timed.text, __func__);
+        run_free(&compact);
+        run_free(&timed);
+        rules_unref(rules);
+}
+
 int main(void)
 {
         log_set_max_level(getenv("TEST_DEBUG") ? LOG_DEBUG : LOG_WARNING);
@@ -265,6 +364,8 @@ int main(void)
         TEST_RUN(test_times_and_generation);
         TEST_RUN(test_truncation);
         TEST_RUN(test_long_value);
+        TEST_RUN(test_record_size);
+        TEST_RUN(test_debian_net_size);
         fixture_teardown(&fx);
         return 0;
 }
