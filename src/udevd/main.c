@@ -39,7 +39,7 @@ unsigned udevd_default_children_max(void)
 {
         long pages = sysconf(_SC_PHYS_PAGES), pagesize = sysconf(_SC_PAGESIZE);
         unsigned long long mem_limit;
-        unsigned n = 2 * udevd_cpus() + 16;
+        unsigned n = 8 + 2 * udevd_cpus();
         if (pages > 0 && pagesize > 0) {
                 mem_limit = (unsigned long long)pages * (unsigned long long)pagesize /
                             (128ULL * 1024 * 1024);

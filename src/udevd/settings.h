@@ -59,7 +59,12 @@ struct udevd_settings {
         struct node_mac mac;            /* security modules SECLABEL applies to (at start) */
 };
 
-/* The default worker limit: min(2*cpus + 16, max(RAM / 128 MiB, 10), 2048). */
+/* The default worker limit: min(8 + 2*cpus, max(RAM / 128 MiB, 10), 2048),
+ * systemd-udevd's formula. It was 2*cpus + 16: against that, on 2 CPUs
+ * with Debian's rules, 12 gave the same drain and latency and 1.2-2.2 MiB
+ * less peak PSS in the bench's net and loop storms (fewer worker stacks
+ * touched; tools/bench --daemons tudev,tudev-b --b-arg=--children-max=12,
+ * 2026-12-02, docs/performance.md). */
 unsigned udevd_default_children_max(void);
 /* CPUs this process may run on (at least 1). */
 unsigned udevd_cpus(void);
