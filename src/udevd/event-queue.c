@@ -938,14 +938,15 @@ void event_queue_foreach_pending(struct event_queue *q,
                 if (qe->state != QE_RUNNING)
                         continue;
                 const struct queue_pending_info info = {
-                        .ev = qe->ev, .running = true, .blocked = qe->blocked,
+                        .ev = qe->ev, .first_seqnum = queued_event_first_seqnum(qe),
+                        .running = true, .blocked = qe->blocked,
                         .start_usec = qe->start_usec,
                 };
                 go = cb(&info, userdata);
         }
         for (struct queued_event *qe = q->queued.head; qe && go; qe = qe->next) {
                 const struct queue_pending_info info = {
-                        .ev = qe->ev,
+                        .ev = qe->ev, .first_seqnum = queued_event_first_seqnum(qe),
                         .delayed = qe->not_before > now,
                         .blockers = qe->deps ? dep_node_blockers(qe->deps) : 0,
                 };

@@ -163,6 +163,8 @@ void event_queue_foreach_running(struct event_queue *q,
 /* One queued or running event, for the "pending" query (settle's report). */
 struct queue_pending_info {
         const struct uevent *ev;   /* valid during the callback only */
+        uint64_t first_seqnum;     /* queued_event_first_seqnum(): the lowest SEQNUM
+                                    * it covers (<= ev->seqnum) */
         bool running;              /* lent to a worker */
         bool blocked;              /* running: its worker waits for another process */
         bool delayed;              /* queued: requeued, its disk is locked */

@@ -19,6 +19,7 @@
 #include "device/db.h"
 #include "device/node.h"
 #include "exec/exec-client.h"
+#include "proto/event-scope.h"
 #include "rules/rules.h"
 #include "shared/compat.h"
 #include "shared/fileio.h"
@@ -411,7 +412,7 @@ static int query_stats_prometheus(const char *args, struct query_out *out, void 
 #define PENDING_MAX 2000
 
 struct pending_item {
-        uint64_t seqnum, recv_usec, start_usec;
+        uint64_t seqnum, first_seqnum, recv_usec, start_usec;
         enum uevent_action action;
         char devpath[256], subsystem[48];
         bool running, blocked, delayed;
@@ -437,7 +438,8 @@ static bool pending_collect(const struct queue_pending_info *info, void *userdat
         }
         it = &l->items[l->n++];
         *it = (struct pending_item){
-                .seqnum = info->ev->seqnum, .recv_usec = info->ev->recv_usec,
+                .seqnum = info->ev->seqnum, .first_seqnum = info->first_seqnum,
+                .recv_usec = info->ev->recv_usec,
                 .start_usec = info->start_usec, .action = info->ev->action,
                 .running = info->running, .blocked = info->blocked, .delayed = info->delayed,
                 .blockers = info->blockers,
@@ -477,7 +479,9 @@ static pid_t find_program_pid(pid_t parent, const char *name)
         struct dirent *de;
         pid_t found = 0;
 
-        snprintf(comm, sizeof(comm), "%s", base ? base + 1 : name);
+        /* comm is the base name cut to 15 bytes */
+        strncpy(comm, base ? base + 1 : name, sizeof(comm) - 1);
+        comm[sizeof(comm) - 1] = '\0';
         d = opendir("/proc");
         if (!d)
                 return 0;
@@ -510,40 +514,48 @@ static pid_t find_program_pid(pid_t parent, const char *name)
         return found;
 }
 
-/* "pending": every queued and running event, one a line, tab-separated:
- *   SEQNUM ACTION DEVPATH SUBSYSTEM AGE_USEC STATE DETAIL
+/* "pending [SCOPE]": every queued and running event in the scope
+ * (proto/event-scope.h; none: all), one a line, tab-separated:
+ *   SEQNUM ACTION DEVPATH SUBSYSTEM AGE_USEC STATE DETAIL FIRST_SEQNUM
  * STATE/DETAIL: program NAME:PID:USEC (a program runs for it), running -
  * (rules or builtins), disk-lock - (requeued: its disk is locked), waiting
- * SEQNUM (an earlier event it waits for), queued - (waits for a worker). */
+ * SEQNUM (an earlier event it waits for), queued - (waits for a worker).
+ * FIRST_SEQNUM: the lowest SEQNUM it covers (storm damping merged the later
+ * ones into it); SEQNUM itself if none was merged. */
 static int query_pending(const char *args, struct query_out *out, void *userdata)
 {
         struct manager *m = userdata;
         struct pending_list l = {};
+        struct event_scope scope;
         uint64_t now = now_usec(CLOCK_MONOTONIC);
         pid_t parent = m->settings->exec ? exec_client_helper_pid(m->settings->exec) : getpid();
 
-        if (args[0])
-                return query_fail(out, -EINVAL, "pending: no arguments expected\n");
+        if (event_scope_parse(args, &scope) < 0)
+                return query_fail(out, -EINVAL, "pending: bad scope \"%.64s\"\n", args);
         l.items = calloc(PENDING_MAX, sizeof(*l.items));
         if (!l.items)
                 return query_fail(out, -ENOMEM, "pending: out of memory\n");
+        /* All of them: a waiting event names the event it waits for, which
+         * may be out of the scope. */
         event_queue_foreach_pending(m->queue, pending_collect, &l);
         worker_pool_foreach_program(m->pool, pending_program, &l);
         for (size_t i = 0; i < l.n; i++) {
                 const struct pending_item *it = &l.items[i];
                 uint64_t age = now > it->recv_usec ? now - it->recv_usec : 0;
 
+                if (!event_scope_match(&scope, it->first_seqnum, it->subsystem, it->devpath))
+                        continue;
                 query_printf(out, "%" PRIu64 "\t%s\t%s\t%s\t%" PRIu64 "\t", it->seqnum,
                              uevent_action_to_string(it->action), it->devpath, it->subsystem,
                              age);
                 if (it->running && it->program[0]) {
                         uint64_t run = now > it->program_start ? now - it->program_start : 0;
-                        query_printf(out, "program\t%s:%d:%" PRIu64 "\n", it->program,
+                        query_printf(out, "program\t%s:%d:%" PRIu64, it->program,
                                      (int)find_program_pid(parent, it->program), run);
                 } else if (it->running) {
-                        query_printf(out, "running\t-\n");
+                        query_printf(out, "running\t-");
                 } else if (it->delayed) {
-                        query_printf(out, "disk-lock\t-\n");
+                        query_printf(out, "disk-lock\t-");
                 } else if (it->blockers > 0) {
                         /* the latest earlier pending event of a related device */
                         uint64_t by = 0;
@@ -552,17 +564,47 @@ static int query_pending(const char *args, struct query_out *out, void *userdata
                                     devpath_related(l.items[j].devpath, it->devpath))
                                         by = l.items[j].seqnum;
                         if (by)
-                                query_printf(out, "waiting\t%" PRIu64 "\n", by);
+                                query_printf(out, "waiting\t%" PRIu64, by);
                         else
-                                query_printf(out, "waiting\t-\n");
+                                query_printf(out, "waiting\t-");
                 } else {
-                        query_printf(out, "queued\t-\n");
+                        query_printf(out, "queued\t-");
                 }
+                query_printf(out, "\t%" PRIu64 "\n", it->first_seqnum);
         }
         if (l.more)
                 query_printf(out, "# %zu more\n", l.more);
         free(l.items);
         return 0;
+}
+
+struct pending_count {
+        const struct event_scope *scope;
+        uint64_t n;
+};
+
+static bool pending_count_one(const struct queue_pending_info *info, void *userdata)
+{
+        struct pending_count *c = userdata;
+
+        if (event_scope_match(c->scope, info->first_seqnum, info->ev->subsystem,
+                              info->ev->devpath))
+                c->n++;
+        return true;
+}
+
+/* "pending-count [SCOPE]": the number of queued and running events in the
+ * scope, one line. What settle polls: no allocation, no /proc scan. */
+static int query_pending_count(const char *args, struct query_out *out, void *userdata)
+{
+        struct manager *m = userdata;
+        struct event_scope scope;
+        struct pending_count c = { .scope = &scope };
+
+        if (event_scope_parse(args, &scope) < 0)
+                return query_fail(out, -EINVAL, "pending-count: bad scope \"%.64s\"\n", args);
+        event_queue_foreach_pending(m->queue, pending_count_one, &c);
+        return query_printf(out, "%" PRIu64 "\n", c.n);
 }
 
 /* Every query the daemon answers; other modules add theirs here. */
@@ -579,6 +621,8 @@ static int manager_register_queries(struct manager *m)
                 r = query_register(&m->queries, "stats-prometheus", query_stats_prometheus, m);
         if (r >= 0)
                 r = query_register(&m->queries, "pending", query_pending, m);
+        if (r >= 0)
+                r = query_register(&m->queries, "pending-count", query_pending_count, m);
         if (r >= 0)
                 r = query_register(&m->queries, "explain", explain_query, m->explain);
         if (r < 0)
