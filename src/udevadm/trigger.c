@@ -16,7 +16,9 @@
  * carries a random UUID ("change <uuid>", the kernel adds SYNTH_UUID=<uuid>)
  * and we wait until udev has broadcast an event with every UUID (devices on
  * kernels without UUID support: matched by devpath, or by INTERFACE_OLD for a
- * renamed network interface). */
+ * renamed network interface). --settle-timeout=SEC bounds the wait; on
+ * timeout the daemon's pending events of the devices still waited for are
+ * printed (pending-report.h) and the exit status is 1. */
 
 #include <ctype.h>
 #include <errno.h>
@@ -37,11 +39,13 @@
 #include "shared/time-util.h"
 #include "udevadm/device-enum.h"
 #include "udevadm/netlink-monitor.h"
+#include "udevadm/pending-report.h"
 #include "udevadm/trigger-match.h"
 #include "udevadm/udevadm.h"
 #include "udevadm/udevice.h"
 
 #define TRIGGER_PING_DEFAULT_TIMEOUT_USEC (5 * USEC_PER_SEC)
+#define TRIGGER_REPORT_TIMEOUT_USEC (5 * USEC_PER_SEC)
 #define TRIGGER_SYSFS_ROOT_ENV "TUDEV_SYSFS_ROOT" /* for tests: a sysfs tree elsewhere */
 #define UUID_STRING_LEN 36
 #define UEVENT_WRITE_MAX 64 /* "<action> <uuid>\n" */
@@ -49,6 +53,7 @@
 struct trigger_args {
         bool verbose, dry_run, quiet, uuid, settle, ping;
         uint64_t ping_timeout_usec;
+        uint64_t settle_timeout_usec; /* USEC_INFINITY: none (the default) */
         enum device_enum_type type;
         enum uevent_action action;
         struct arg_list subsystem_match, subsystem_nomatch, sysname_match, prioritized;
@@ -64,6 +69,7 @@ struct trigger {
         int monitor_fd;         /* udev group, with --settle; else -1 */
         bool skip_uuid;         /* the kernel refused "<action> <uuid>" */
         struct hashmap pending; /* uuid or devpath -> struct sysdev (borrowed) */
+        uint64_t seqnum_before; /* the kernel's last SEQNUM before the first write */
 };
 
 static void trigger_args_done(struct trigger_args *a)
@@ -105,6 +111,8 @@ static int help(void)
                "     --prioritized-subsystem=SUBSYSTEM[,SUBSYSTEM...]\n"
                "                                    Trigger these subsystems first, in order\n"
                "  -w --settle                       Wait until the events have been processed\n"
+               "     --settle-timeout=SECONDS       Give up waiting after SECONDS (implies\n"
+               "                                    --settle; default: no limit)\n"
                "     --wait-daemon[=SECONDS]        First check that the daemon answers\n"
                "     --uuid                         Print the UUID sent with each event\n"
                "\nDevice arguments (/sys or /dev paths) act like --parent-match.\n",
@@ -130,6 +138,7 @@ enum {
         ARG_PRIORITIZED_SUBSYSTEM,
         ARG_INITIALIZED_MATCH,
         ARG_INITIALIZED_NOMATCH,
+        ARG_SETTLE_TIMEOUT,
 };
 
 static const struct option trigger_options[] = {
@@ -150,6 +159,7 @@ static const struct option trigger_options[] = {
         { "initialized-match", no_argument, NULL, ARG_INITIALIZED_MATCH },
         { "initialized-nomatch", no_argument, NULL, ARG_INITIALIZED_NOMATCH },
         { "settle", no_argument, NULL, 'w' },
+        { "settle-timeout", required_argument, NULL, ARG_SETTLE_TIMEOUT },
         { "wait-daemon", optional_argument, NULL, ARG_PING },
         { "version", no_argument, NULL, 'V' },
         { "help", no_argument, NULL, 'h' },
@@ -219,6 +229,13 @@ static int parse_option(struct trigger_args *a, int c)
                 r = arg_list_add(&a->sysname_match, optarg);
                 break;
         case 'w':
+                a->settle = true;
+                break;
+        case ARG_SETTLE_TIMEOUT:
+                r = udevadm_parse_sec(optarg, &a->settle_timeout_usec);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to parse timeout value '%s': %m",
+                                               optarg);
                 a->settle = true;
                 break;
         case ARG_PING:
@@ -479,21 +496,72 @@ static void settle_event(struct trigger *t, const struct nlmon_event *ev)
                 printf("settle %s\n", d->uuid);
 }
 
+struct report_filter {
+        struct hashmap devpaths; /* devpath -> struct sysdev (borrowed) */
+        uint64_t seqnum_before;
+};
+
+/* Our events: later than the first write, of a device still waited for. */
+static bool report_keep(const struct pending_line *l, void *userdata)
+{
+        struct report_filter *f = userdata;
+
+        return l->seqnum > f->seqnum_before &&
+               hashmap_get(&f->devpaths, l->devpath, strlen(l->devpath)) != NULL;
+}
+
+/* On timeout: the daemon's pending events of the devices still waited for. */
+static void settle_report(struct trigger *t)
+{
+        struct report_filter f = { .seqnum_before = t->seqnum_before };
+        size_t state = 0;
+        void *v;
+
+        hashmap_init(&f.devpaths);
+        while (hashmap_iterate(&t->pending, &state, NULL, NULL, &v)) {
+                struct sysdev *d = v;
+
+                if (hashmap_put(&f.devpaths, d->devpath, d->devpath_len, d) == -ENOMEM)
+                        break;
+        }
+        (void)pending_report(NULL, report_keep, &f, TRIGGER_REPORT_TIMEOUT_USEC);
+        hashmap_deinit(&f.devpaths);
+}
+
 static int settle_wait(struct trigger *t)
 {
         _cleanup_(nlmon_event_freep) struct nlmon_event *ev = nlmon_event_new();
+        uint64_t timeout = t->args->settle_timeout_usec;
+        uint64_t deadline =
+                timeout == USEC_INFINITY ? USEC_INFINITY : now_usec(CLOCK_BOOTTIME) + timeout;
 
         if (!ev)
                 return log_error_errno(-ENOMEM, "Out of memory.");
         while (hashmap_size(&t->pending) > 0) {
                 struct pollfd p = { .fd = t->monitor_fd, .events = POLLIN };
+                int ms = -1;
                 int r;
 
-                if (poll(&p, 1, -1) < 0) {
+                if (deadline != USEC_INFINITY) {
+                        uint64_t now = now_usec(CLOCK_BOOTTIME);
+
+                        if (now >= deadline) {
+                                log_error("Timed out waiting for %zu of the triggered events.",
+                                          hashmap_size(&t->pending));
+                                settle_report(t);
+                                return -ETIMEDOUT;
+                        }
+                        ms = (int)MIN((deadline - now + USEC_PER_MSEC - 1) / USEC_PER_MSEC,
+                                      (uint64_t)INT_MAX);
+                }
+                r = poll(&p, 1, ms);
+                if (r < 0) {
                         if (errno == EINTR)
                                 continue;
                         return log_error_errno(errno, "Event loop failed: %m");
                 }
+                if (r == 0)
+                        continue;
                 while (hashmap_size(&t->pending) > 0 &&
                        (r = nlmon_receive(t->monitor_fd, NLMON_GROUP_UDEV, ev)) != -EAGAIN) {
                         if (r < 0)
@@ -506,6 +574,25 @@ static int settle_wait(struct trigger *t)
 }
 
 /* ---------------------------------------------------------------- main */
+
+/* The last SEQNUM the kernel sent (<root>/kernel/uevent_seqnum), 0 if unknown. */
+static uint64_t kernel_seqnum(const char *root)
+{
+        char path[PATH_MAX], buf[32];
+        _cleanup_close_ int fd = -1;
+        ssize_t n;
+
+        if (snprintf(path, sizeof(path), "%s/kernel/uevent_seqnum", root) >= (int)sizeof(path))
+                return 0;
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return 0;
+        n = read(fd, buf, sizeof(buf) - 1);
+        if (n <= 0)
+                return 0;
+        buf[n] = '\0';
+        return strtoull(buf, NULL, 10);
+}
 
 static int wait_daemon(const struct trigger_args *a)
 {
@@ -577,6 +664,8 @@ static int run(struct trigger *t, struct trigger_args *a, int argc, char *argv[]
         r = device_enum_sort(&t->e, a->prioritized.items, a->prioritized.n);
         if (r < 0)
                 return log_error_errno(r, "Failed to sort devices: %m");
+        if (a->settle)
+                t->seqnum_before = kernel_seqnum(a->root);
         r = exec_list(t);
         if (r < 0)
                 return r;
@@ -589,6 +678,7 @@ int trigger_main(int argc, char *argv[])
 {
         struct trigger_args a = {
                 .ping_timeout_usec = TRIGGER_PING_DEFAULT_TIMEOUT_USEC,
+                .settle_timeout_usec = USEC_INFINITY,
                 .type = DEVICE_ENUM_DEVICES,
                 .action = UEVENT_ACTION_CHANGE,
                 .root = getenv(TRIGGER_SYSFS_ROOT_ENV) ?: SYSFS_DEFAULT_ROOT,

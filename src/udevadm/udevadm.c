@@ -37,7 +37,7 @@ static int version_main(int argc, char *argv[]) { return udevadm_print_version()
 static const struct verb verbs[] = {
         { "info",         "Show devices and their database records", info_main, false },
         { "trigger",      "Make the kernel re-send device events",  trigger_main, false },
-        { "settle",       "Wait until queued events are processed", settle_main, false },
+        { "settle",       "Wait until queued events are processed", settle_main, true },
         { "control",      "Send requests to the daemon",            control_main, false },
         { "stats",        "Show the daemon's event statistics",     stats_main, false },
         { "monitor",      "Print kernel and daemon events",         monitor_main, false },
