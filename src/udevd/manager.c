@@ -474,14 +474,15 @@ static bool devpath_related(const char *a, const char *b)
 static pid_t find_program_pid(pid_t parent, const char *name)
 {
         const char *base = strrchr(name, '/');
+        const char *src = base ? base + 1 : name;
         char comm[16];
+        size_t len = strnlen(src, sizeof(comm) - 1); /* comm: the base name cut to 15 bytes */
         DIR *d;
         struct dirent *de;
         pid_t found = 0;
 
-        /* comm is the base name cut to 15 bytes */
-        strncpy(comm, base ? base + 1 : name, sizeof(comm) - 1);
-        comm[sizeof(comm) - 1] = '\0';
+        memcpy(comm, src, len);
+        comm[len] = '\0';
         d = opendir("/proc");
         if (!d)
                 return 0;
