@@ -101,15 +101,22 @@ size_t rules_trace_footprint(const struct rules_trace *t)
         return sizeof(*t) + t->used;
 }
 
-int rules_trace_dup(const struct rules_trace *t, struct rules_trace **ret)
+struct rules_trace *rules_trace_copy_to(const struct rules_trace *t, void *buf)
 {
-        struct rules_trace *c = malloc(rules_trace_footprint(t));
+        struct rules_trace *c = buf;
 
-        if (!c)
-                return -ENOMEM;
         memcpy(c, t, rules_trace_footprint(t));
         c->size = c->limit = t->used;
-        *ret = c;
+        return c;
+}
+
+int rules_trace_dup(const struct rules_trace *t, struct rules_trace **ret)
+{
+        void *buf = malloc(rules_trace_footprint(t));
+
+        if (!buf)
+                return -ENOMEM;
+        *ret = rules_trace_copy_to(t, buf);
         return 0;
 }
 

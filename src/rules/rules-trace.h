@@ -61,6 +61,10 @@ static inline void rules_trace_freep(struct rules_trace **t) { rules_trace_free(
 int rules_trace_dup(const struct rules_trace *t, struct rules_trace **ret);
 /* Bytes a copy made by rules_trace_dup() occupies. */
 size_t rules_trace_footprint(const struct rules_trace *t);
+/* The same copy written into `buf`: rules_trace_footprint(t) bytes, aligned
+ * to 8 (the caller's memory, e.g. udevd's ring; never freed with
+ * rules_trace_free()). Returns it as a trace. */
+struct rules_trace *rules_trace_copy_to(const struct rules_trace *t, void *buf);
 
 /* Forget the recorded event: seqnum 0, no records (keeps flags and
  * generation). */

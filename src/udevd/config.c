@@ -11,6 +11,7 @@
 #include "shared/log.h"
 #include "shared/time-util.h"
 #include "udevd/config.h"
+#include "udevd/explain-ring.h"
 
 static const struct {
         const char *name;
@@ -109,6 +110,11 @@ static bool apply_key(struct udevd_config *c, const char *key, const char *value
                 if (resolve_names_from_string(value, &c->resolve_names) < 0)
                         goto invalid;
                 c->resolve_names_set = true;
+        } else if (!kernel && strcmp(key, "explain_events") == 0) {
+                if (parse_unsigned(value, EXPLAIN_EVENTS_MAX, &u) < 0)
+                        goto invalid;
+                c->explain_events = u;
+                c->explain_events_set = true;
         } else if (kernel && strcmp(key, "blockdev_read_only") == 0) {
                 bool b = true;
                 if (value && !parse_bool(value, &b))
@@ -270,4 +276,6 @@ void udevd_config_apply(const struct udevd_config *c, struct udevd_settings *s)
                 s->resolve_names = c->resolve_names;
         if (c->blockdev_read_only_set)
                 s->blockdev_read_only = c->blockdev_read_only;
+        if (c->explain_events_set)
+                s->explain_events = c->explain_events;
 }

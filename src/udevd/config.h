@@ -24,6 +24,7 @@ struct udevd_config {
         int timeout_signal; bool timeout_signal_set;
         enum resolve_names resolve_names; bool resolve_names_set;
         bool blockdev_read_only; bool blockdev_read_only_set;
+        unsigned explain_events; bool explain_events_set; /* udev.conf only */
 };
 
 /* Parse udev.conf text (KEY=VALUE lines, '#'/';' comments, optional quotes).

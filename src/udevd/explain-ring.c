@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "rules/rules-trace.h"
 #include "rules/rules.h"
@@ -16,14 +17,15 @@
 #include "udevd/explain-ring.h"
 
 struct entry {
-        struct rules_trace *trace; /* owned copy */
-        struct rules *rules;       /* owned reference */
-        size_t bytes;
+        const struct rules_trace *trace; /* in the arena */
+        struct rules *rules;             /* owned reference */
+        uint32_t off, len;               /* the trace's bytes in the arena */
 };
 
 struct explain_ring {
         pthread_mutex_t lock;
         struct entry *e;           /* circular, max_events slots */
+        unsigned char *arena;      /* max_bytes, mapped; pages touched as written */
         size_t max_events, max_bytes;
         size_t first, n, bytes;    /* oldest slot, count, bytes kept */
 };
@@ -31,18 +33,25 @@ struct explain_ring {
 int explain_ring_new(size_t max_events, size_t max_bytes, struct explain_ring **ret)
 {
         struct explain_ring *r;
+        void *arena;
 
-        if (max_events == 0)
+        if (max_events == 0 || max_events > EXPLAIN_EVENTS_MAX || max_bytes == 0 ||
+            max_bytes > (size_t)EXPLAIN_EVENTS_MAX * EXPLAIN_BYTES_PER_EVENT)
                 return -EINVAL;
         r = calloc(1, sizeof(*r));
         if (!r)
                 return -ENOMEM;
         r->e = calloc(max_events, sizeof(*r->e));
-        if (!r->e) {
+        arena = mmap(NULL, max_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (!r->e || arena == MAP_FAILED) {
+                if (arena != MAP_FAILED)
+                        munmap(arena, max_bytes);
+                free(r->e);
                 free(r);
                 return -ENOMEM;
         }
         pthread_mutex_init(&r->lock, NULL);
+        r->arena = arena;
         r->max_events = max_events;
         r->max_bytes = max_bytes;
         *ret = r;
@@ -58,9 +67,8 @@ static void drop_oldest(struct explain_ring *r)
 {
         struct entry *e = slot(r, 0);
 
-        rules_trace_free(e->trace);
         rules_unref(e->rules);
-        r->bytes -= e->bytes;
+        r->bytes -= e->len;
         *e = (struct entry){};
         r->first = (r->first + 1) % r->max_events;
         r->n--;
@@ -73,6 +81,7 @@ void explain_ring_free(struct explain_ring *r)
         while (r->n > 0)
                 drop_oldest(r);
         pthread_mutex_destroy(&r->lock);
+        munmap(r->arena, r->max_bytes);
         free(r->e);
         free(r);
 }
@@ -151,15 +160,42 @@ static size_t count_rulesets(struct explain_ring *r, const struct rules *rules, 
         return n;
 }
 
+/* Where `need` bytes go in the arena, dropping the oldest traces until they
+ * fit. The kept traces are one run of bytes, or two when they wrap: the
+ * newest are written after the last one, or at the start of the arena. */
+static size_t make_room(struct explain_ring *r, size_t need)
+{
+        for (;;) {
+                const struct entry *oldest, *newest;
+                size_t start, end;
+
+                if (r->n == 0)
+                        return 0;
+                oldest = slot(r, 0);
+                newest = slot(r, r->n - 1);
+                start = oldest->off;
+                end = (size_t)newest->off + newest->len;
+                if (start < end) {
+                        /* one run [start, end) */
+                        if (r->max_bytes - end >= need)
+                                return end;
+                        if (start >= need)
+                                return 0;
+                } else if (start - end >= need) {
+                        /* wrapped: [start, max) and [0, end) */
+                        return end;
+                }
+                drop_oldest(r);
+        }
+}
+
 void explain_ring_push(struct explain_ring *r, const struct rules_trace *t, struct rules *rules)
 {
-        struct rules_trace *copy;
+        size_t need = (rules_trace_footprint(t) + 7u) & ~(size_t)7u, off;
         struct entry *e;
-        size_t bytes;
 
-        if (rules_trace_dup(t, &copy) < 0)
+        if (need > r->max_bytes)
                 return;
-        bytes = rules_trace_footprint(copy);
         pthread_mutex_lock(&r->lock);
         if (r->n > 0 && slot(r, r->n - 1)->rules != rules) {
                 bool present;
@@ -168,17 +204,16 @@ void explain_ring_push(struct explain_ring *r, const struct rules_trace *t, stru
                        !present)
                         drop_oldest(r);
         }
-        while (r->n > 0 && (r->n == r->max_events || r->bytes + bytes > r->max_bytes))
+        if (r->n == r->max_events)
                 drop_oldest(r);
-        if (bytes > r->max_bytes) {
-                pthread_mutex_unlock(&r->lock);
-                rules_trace_free(copy);
-                return;
-        }
+        off = make_room(r, need);
         e = slot(r, r->n);
-        *e = (struct entry){ .trace = copy, .rules = rules_ref(rules), .bytes = bytes };
+        *e = (struct entry){ .trace = rules_trace_copy_to(t, r->arena + off),
+                             .rules = rules_ref(rules),
+                             .off = (uint32_t)off,
+                             .len = (uint32_t)need };
         r->n++;
-        r->bytes += bytes;
+        r->bytes += need;
         pthread_mutex_unlock(&r->lock);
 }
 
@@ -233,6 +268,9 @@ int explain_query(const char *args, struct query_out *out, void *userdata)
         FILE *f;
         int k;
 
+        if (!r)
+                return query_fail(out, -EOPNOTSUPP,
+                                  "explain: events are not traced (explain_events=0)\n");
         if (strlen(args) >= sizeof(buf))
                 return query_fail(out, -EINVAL, "explain: arguments too long\n");
         strcpy(buf, args);

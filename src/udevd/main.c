@@ -20,6 +20,7 @@
 #include "shared/macro.h"
 #include "shared/time-util.h"
 #include "udevd/config.h"
+#include "udevd/explain-ring.h"
 #include "udevd/instance-lock.h"
 #include "udevd/listen-fds.h"
 #include "udevd/manager.h"
@@ -78,6 +79,8 @@ static void help(void)
                "     --ready-fd=N             Write a newline to fd N once ready (s6 style)\n"
                "     --rules-dir=DIR          Read rules from DIR instead of the default\n"
                "                              search path (repeatable)\n"
+               "     --explain-events=N       Keep the rules traces of the newest N events\n"
+               "                              for udevadm explain (default 256; 0: off)\n"
                "\nSee the udevd(8) man page for details.\n");
 }
 
@@ -92,6 +95,7 @@ enum {
         ARG_DEBUG_RESYNC_MATCH,
         ARG_PROGRAM_LIMIT,
         ARG_KERNEL_BROADCAST,
+        ARG_EXPLAIN_EVENTS,
 };
 
 #define DEBUG_RCVBUF_MAX (64 * 1024 * 1024)
@@ -118,6 +122,7 @@ static int parse_argv(int argc, char *argv[], struct udevd_settings *s,
                 { "program-limit", required_argument, NULL, ARG_PROGRAM_LIMIT },
                 { "kernel-broadcast", no_argument, NULL, ARG_KERNEL_BROADCAST },
                 { "ready-fd", required_argument, NULL, ARG_READY_FD },
+                { "explain-events", required_argument, NULL, ARG_EXPLAIN_EVENTS },
                 { "debug-netlink-rcvbuf", required_argument, NULL, ARG_DEBUG_NETLINK_RCVBUF },
                 { "debug-resync-match", required_argument, NULL, ARG_DEBUG_RESYNC_MATCH },
                 {}
@@ -152,6 +157,15 @@ static int parse_argv(int argc, char *argv[], struct udevd_settings *s,
                                 log_warning("Invalid --program-limit='%s', ignoring", optarg);
                         else
                                 s->program_limit = (int)v;
+                        break;
+                }
+                case ARG_EXPLAIN_EVENTS: {
+                        char *end;
+                        unsigned long v = strtoul(optarg, &end, 10);
+                        if (!*optarg || *optarg == '-' || *end || v > EXPLAIN_EVENTS_MAX)
+                                log_warning("Invalid --explain-events='%s', ignoring", optarg);
+                        else
+                                s->explain_events = (unsigned)v;
                         break;
                 }
                 case 'e':
@@ -294,6 +308,7 @@ int main(int argc, char *argv[])
                 .run_dir = UDEVD_RUN_DIR,
                 .program_limit = -1,
                 .ready_fd = -1,
+                .explain_events = EXPLAIN_EVENTS_DEFAULT,
         };
         struct manager *m = NULL;
         struct manager_options mopts = {};

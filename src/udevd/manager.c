@@ -943,10 +943,14 @@ int manager_new(const struct udevd_settings *settings, const struct manager_opti
         r = loop_add(m->loop, listener_sync_fd(m->listener), EPOLLIN, on_listener_sync, m);
         if (r < 0)
                 goto fail;
-        r = explain_ring_new(EXPLAIN_RING_EVENTS, EXPLAIN_RING_BYTES, &m->explain);
-        if (r < 0)
-                goto fail;
-        explain_ring_set_global(m->explain);
+        if (settings->explain_events > 0) {
+                r = explain_ring_new(settings->explain_events,
+                                     settings->explain_events * EXPLAIN_BYTES_PER_EVENT,
+                                     &m->explain);
+                if (r < 0)
+                        goto fail;
+                explain_ring_set_global(m->explain);
+        }
         r = manager_register_queries(m);
         if (r < 0)
                 goto fail;

@@ -56,6 +56,10 @@ struct udevd_settings {
         enum resolve_names resolve_names; /* -N/--resolve-names= */
         bool blockdev_read_only;        /* udev.blockdev_read_only: new disks read-only */
         bool kernel_broadcast;          /* --kernel-broadcast (udevd/broadcast.h) */
+        /* --explain-events=N, explain_events=N: rules traces of the newest N
+         * events kept for `udevadm explain` (udevd/explain-ring.h); 0 = no
+         * event is traced. Default EXPLAIN_EVENTS_DEFAULT (main.c). */
+        unsigned explain_events;
         struct node_mac mac;            /* security modules SECLABEL applies to (at start) */
 };
 

@@ -1,17 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: test (main thread, plus pushing threads in test_threads) */
 /* The ring of recent traces (explain-ring.c): lookup by DEVPATH and SEQNUM,
- * eviction by count, by bytes and by rule sets, and concurrent pushes. */
+ * eviction by count, by bytes and by rule sets, traces of varying sizes
+ * wrapping around the arena, limits, and concurrent pushes. */
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "device/db.h"
+#include "device/device.h"
+#include "device/test-sysfs-fixture.h"
+#include "event/udev-event.h"
+#include "rules/rules-exec.h"
 #include "rules/rules-trace.h"
 #include "rules/rules.h"
 #include "shared/log.h"
 #include "shared/tests.h"
+#include "shared/time-util.h"
 #include "udevd/explain-ring.h"
 
 static struct rules *load(const char *text)
@@ -128,6 +138,193 @@ static void test_rulesets(void)
         explain_ring_free(ring);
 }
 
+/* A trace of event `seqnum` whose one failed line carries a value of `len`
+ * bytes made of the seqnum's last digit, so that traces differ in size and a
+ * trace overwritten by another shows. */
+static void push_sized(struct explain_ring *ring, struct rules *rules, uint64_t seqnum,
+                       size_t len)
+{
+        char value[RULES_TRACE_VALUE_MAX];
+        struct rules_trace *t;
+
+        ASSERT_TRUE(len < sizeof(value));
+        memset(value, '0' + (int)(seqnum % 10), len);
+        value[len] = '\0';
+        ASSERT_EQ(rules_trace_new(1024, 0, &t), 0);
+        rules_trace_begin(t, seqnum, "add", "/devices/s", "s", "net");
+        rules_trace_line(t, 0, 0, 0, 0, RULES_TRACE_VALUE_STRING, value, NULL);
+        rules_trace_end(t, NULL, 0, 0);
+        explain_ring_push(ring, t, rules);
+        rules_trace_free(t);
+}
+
+/* The kept trace of `seqnum` formats completely, with its own value. */
+static bool kept_intact(struct explain_ring *ring, uint64_t seqnum, size_t len)
+{
+        char *text = NULL, want[512], value[RULES_TRACE_VALUE_MAX];
+        size_t tl = 0;
+        FILE *f = open_memstream(&text, &tl);
+        int r = explain_ring_format(ring, NULL, seqnum, f);
+        bool ok;
+
+        fclose(f);
+        memset(value, '0' + (int)(seqnum % 10), len);
+        value[len] = '\0';
+        snprintf(want, sizeof(want),
+                 "event seqnum=%llu action=add devpath=/devices/s subsystem=net\n"
+                 "/t/1.rules:1 failed - KERNEL==\"a\" got \"%s\"\n"
+                 "summary lines=1 applied=0 time=0.000us result=0\n",
+                 (unsigned long long)seqnum, value);
+        ok = r == 0 && strcmp(text, want) == 0;
+        if (r == 0 && !ok)
+                fprintf(stderr, "\ngot:\n%s\nwant:\n%s\n", text, want);
+        free(text);
+        return ok;
+}
+
+/* Traces of varying sizes wrap around the arena: the kept ones are always
+ * the newest, intact, within the byte budget. */
+static void test_arena_wrap(void)
+{
+        enum { MAX_BYTES = 4096, MAX_EVENTS = 32, PUSHES = 3000 };
+        struct rules *rules = load("KERNEL==\"a\", ENV{X}=\"1\"\n");
+        struct explain_ring *ring;
+        size_t lens[PUSHES + 1];
+        unsigned seed = 1;
+
+        ASSERT_EQ(explain_ring_new(MAX_EVENTS, MAX_BYTES, &ring), 0);
+        for (uint64_t s = 1; s <= PUSHES; s++) {
+                size_t n, bytes;
+
+                seed = seed * 1103515245u + 12345u;
+                lens[s] = (seed >> 16) % 250;
+                push_sized(ring, rules, s, lens[s]);
+                n = explain_ring_count(ring, &bytes);
+                ASSERT_TRUE(n >= 1 && n <= MAX_EVENTS);
+                ASSERT_TRUE(bytes <= MAX_BYTES);
+                /* the newest n are kept, in full; the one before is gone */
+                for (uint64_t k = s + 1 - n; k <= s; k++)
+                        ASSERT_TRUE(kept_intact(ring, k, lens[k]));
+                if (s > n)
+                        ASSERT_TRUE(!kept_intact(ring, s - n, lens[s - n]));
+                /* traces of 60-300 bytes: the arena holds at least 12 */
+                if (s >= MAX_EVENTS)
+                        ASSERT_TRUE(n >= 12);
+        }
+        explain_ring_free(ring);
+        rules_unref(rules);
+}
+
+/* Limits: no ring of 0 events; a trace larger than the arena is not kept
+ * and leaves the kept ones alone. */
+static void test_limits(void)
+{
+        struct rules *rules = load("KERNEL==\"a\", ENV{X}=\"1\"\n");
+        struct explain_ring *ring;
+        size_t bytes;
+
+        ASSERT_EQ(explain_ring_new(0, 4096, &ring), -EINVAL);
+        ASSERT_EQ(explain_ring_new(EXPLAIN_EVENTS_MAX + 1, 4096, &ring), -EINVAL);
+        ASSERT_EQ(explain_ring_new(4, 0, &ring), -EINVAL);
+        ASSERT_EQ(explain_ring_new(4, 256, &ring), 0);
+        push_sized(ring, rules, 1, 10);
+        push_sized(ring, rules, 2, 200);
+        ASSERT_EQ(explain_ring_count(ring, &bytes), 1u);
+        ASSERT_TRUE(kept_intact(ring, 1, 10));
+        ASSERT_TRUE(bytes > 0 && bytes <= 256);
+        explain_ring_free(ring);
+        rules_unref(rules);
+}
+
+static const char *debian_rules_dir(char *buf)
+{
+        const char *root = getenv("SD_UDEV_ROOT");
+
+        snprintf(buf, PATH_MAX, "%s/lib/udev/rules.d", root ? root : "build-ref/sd-udev");
+        return access(buf, R_OK) == 0 ? buf : NULL;
+}
+
+static int fake_spawn(void *userdata, const char *cmd, char *const envp[], bool is_run,
+                      uint64_t deadline_usec, char *out, size_t out_size, bool *truncated)
+{
+        if (out && out_size)
+                out[0] = '\0';
+        return 0;
+}
+
+/* A net storm under Debian 12's rules, as a worker traces it: the "add" of
+ * 256 veth interfaces, each traced into the thread's buffer and pushed into
+ * a ring of the default size. All 256 are kept, within the default budget;
+ * the bytes are printed (udevd(8) and explain-ring.h give them). */
+static void test_debian_net_storm(void)
+{
+        char dir[PATH_MAX];
+        const char *dirs[] = { debian_rules_dir(dir), NULL };
+        struct rules_load_options o = { .dirs = dirs, .resolve_names = RESOLVE_NAMES_LATE };
+        struct sysfs_fixture fx;
+        struct explain_ring *ring;
+        struct rules *rules;
+        size_t n, bytes;
+
+        if (!dirs[0]) {
+                fprintf(stderr, "(Debian rules not found, skipped) ");
+                return;
+        }
+        fixture_setup(&fx);
+        ASSERT_EQ(rules_load(&o, &rules), 0);
+        ASSERT_EQ(explain_ring_new(EXPLAIN_EVENTS_DEFAULT,
+                                   EXPLAIN_EVENTS_DEFAULT * EXPLAIN_BYTES_PER_EVENT, &ring),
+                  0);
+        for (unsigned i = 0; i < EXPLAIN_EVENTS_DEFAULT; i++) {
+                char devpath[64], uevent[64], dgram[256], ifindex[16];
+                struct device_ctx *ctx = NULL;
+                struct device *dev = NULL;
+                struct db_record old = {};
+                struct uevent *u;
+                struct udev_event ev;
+                int len;
+
+                snprintf(devpath, sizeof(devpath), "/devices/virtual/net/veth%u", i);
+                snprintf(uevent, sizeof(uevent), "INTERFACE=veth%u\nIFINDEX=%u\n", i, i + 10);
+                snprintf(ifindex, sizeof(ifindex), "%u\n", i + 10);
+                fx_device(&fx, devpath, "class/net", NULL, uevent, NULL);
+                fx_attr(&fx, devpath, "ifindex", ifindex);
+                fx_attr(&fx, devpath, "type", "1\n");
+                fx_attr(&fx, devpath, "addr_assign_type", "3\n");
+                len = snprintf(dgram, sizeof(dgram),
+                               "add@%s%cACTION=add%cDEVPATH=%s%cSUBSYSTEM=net%c"
+                               "INTERFACE=veth%u%cIFINDEX=%u%cSEQNUM=%u",
+                               devpath, 0, 0, devpath, 0, 0, i, 0, i + 10, 0, 1000 + i);
+                u = fx_uevent(dgram, (size_t)len + 1);
+                ASSERT_EQ(device_ctx_new(&fx.roots, &ctx), 0);
+                ASSERT_EQ(device_from_uevent(ctx, u, &dev), 0);
+                ASSERT_EQ(udev_event_init(&ev, ctx, dev, u, u->action), 0);
+                ev.old_db = &old;
+                ev.spawner = (struct udev_spawner){ .spawn = fake_spawn };
+                ev.start_usec = now_usec(CLOCK_MONOTONIC);
+                ev.timeout_usec = 10 * USEC_PER_SEC;
+                ev.dry_run = true;
+                ev.trace = explain_thread_trace();
+                ASSERT_TRUE(ev.trace != NULL);
+                ASSERT_EQ(rules_apply(rules, &ev), 0);
+                rules_execute_run(&ev);
+                ASSERT_TRUE(rules_trace_lines(ev.trace) > 100);
+                ASSERT_TRUE(!rules_trace_truncated(ev.trace));
+                explain_ring_push(ring, ev.trace, rules);
+                udev_event_done(&ev);
+                device_ctx_free(ctx);
+                uevent_free(u);
+        }
+        n = explain_ring_count(ring, &bytes);
+        fprintf(stderr, "(%zu events, %zu bytes) ", n, bytes);
+        ASSERT_EQ(n, (size_t)EXPLAIN_EVENTS_DEFAULT);
+        ASSERT_TRUE(bytes <= EXPLAIN_EVENTS_DEFAULT * EXPLAIN_BYTES_PER_EVENT);
+        ASSERT_TRUE(strstr(first_line(ring, "/devices/virtual/net/veth0", 0), "seqnum=1000 "));
+        explain_ring_free(ring);
+        rules_unref(rules);
+        fixture_teardown(&fx);
+}
+
 static struct explain_ring *tring;
 static struct rules *trules;
 
@@ -168,6 +365,9 @@ int main(void)
         TEST_RUN(test_lookup_and_count);
         TEST_RUN(test_byte_budget);
         TEST_RUN(test_rulesets);
+        TEST_RUN(test_arena_wrap);
+        TEST_RUN(test_limits);
+        TEST_RUN(test_debian_net_storm);
         TEST_RUN(test_threads);
         return 0;
 }

@@ -3,7 +3,7 @@
 pairs, a loop device): the right file:line entries, the failing key with the
 value it compared, the applied lines, programs with their results, the
 rules generation, --seqnum, a device given as SYSPATH or device node, and
-the errors."""
+the errors, and --explain-events= (the ring's size, 0 = off)."""
 
 import errno
 import os
@@ -130,3 +130,46 @@ def test_explain_loop_node_and_errors(tmp_path, udevd_factory, udevadm, loops, u
     assert status == -errno.EINVAL
     status, _, _ = ctrl_query("queries")
     assert status == 0
+
+
+def test_explain_events_option(tmp_path, udevd_factory, udevadm, net, udev_mon):
+    """--explain-events=1 keeps only the newest event (a veth pair also
+    brings events of its queues, so which one that is is known only after a
+    "change" of our own)."""
+    rdir = tmp_path / "rules"
+    write_rules(rdir, RULES)
+    start(udevd_factory, rdir, "--explain-events=1")
+    net.add_veth("xpa1", "xpb1")
+    udev_add(udev_mon, NET + "xpa1")
+    udev_add(udev_mon, NET + "xpb1")
+    # the queues' events too: the "change" below is then the newest event
+    assert run([udevadm, "settle", "--timeout=30"], timeout=40).returncode == 0
+    since = len(udev_mon.events)
+    with open("/sys/class/net/xpa1/uevent", "w") as f:
+        f.write("change")
+    got = udev_mon.wait_for(lambda e: e.devpath == NET + "xpa1" and e.action == "change",
+                            timeout=20, since=since)
+    assert got
+    r = explain(udevadm, NET + "xpa1")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0].split()[2] == "action=change"
+    r = explain(udevadm, "--seqnum=" + got[0].props["SEQNUM"])
+    assert r.returncode == 0, r.stderr
+    # the add events are gone
+    r = explain(udevadm, NET + "xpb1")
+    assert r.returncode != 0
+    assert r.stderr == "explain: no trace kept for %s\n" % (NET + "xpb1")
+
+
+def test_explain_events_off(tmp_path, udevd_factory, udevadm, net, udev_mon):
+    rdir = tmp_path / "rules"
+    write_rules(rdir, RULES)
+    start(udevd_factory, rdir, "--explain-events=0")
+    net.add_veth("xpa2", "xpb2")
+    ev = udev_add(udev_mon, NET + "xpa2")
+    assert ev.props["XP_B"] == "2"
+    r = explain(udevadm, NET + "xpa2")
+    assert r.returncode != 0
+    assert r.stderr == "explain: events are not traced (explain_events=0)\n"
+    status, _, _ = ctrl_query("explain " + NET + "xpa2")
+    assert status == -errno.EOPNOTSUPP
