@@ -229,6 +229,15 @@ size_t explain_ring_count(struct explain_ring *r, size_t *ret_bytes)
         return n;
 }
 
+void explain_ring_get_stats(struct explain_ring *r, struct explain_ring_stats *ret)
+{
+        pthread_mutex_lock(&r->lock);
+        *ret = (struct explain_ring_stats){ .events = r->n, .bytes = r->bytes,
+                                            .max_events = r->max_events,
+                                            .max_bytes = r->max_bytes };
+        pthread_mutex_unlock(&r->lock);
+}
+
 /* ---- lookup and text ---- */
 
 int explain_ring_format(struct explain_ring *r, const char *devpath, uint64_t seqnum, FILE *f)

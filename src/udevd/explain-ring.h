@@ -69,9 +69,15 @@ void explain_ring_push(struct explain_ring *r, const struct rules_trace *t, stru
  * kept, or -EIO. Any thread; the formatting happens outside the lock. */
 int explain_ring_format(struct explain_ring *r, const char *devpath, uint64_t seqnum, FILE *f);
 
-/* Events kept and their bytes in the arena (udevadm stats, tests). Any
- * thread. */
+/* Events kept and their bytes in the arena (tests). Any thread. */
 size_t explain_ring_count(struct explain_ring *r, size_t *ret_bytes);
+
+/* The same and the limits, for udevadm stats. Any thread. */
+struct explain_ring_stats {
+        size_t events, bytes;          /* kept now */
+        size_t max_events, max_bytes;  /* the ring's size */
+};
+void explain_ring_get_stats(struct explain_ring *r, struct explain_ring_stats *ret);
 
 /* The "explain" query: ARGS = "[seqnum=N] [DEVPATH]" (at least one). Writes
  * the trace (udevadm(8) EXPLAIN OUTPUT); -ENOENT when no such event is kept,

@@ -387,6 +387,15 @@ static int query_stats(const char *args, struct query_out *out, void *userdata,
                 .rules_generation = snapshot_generation(&m->snapshots),
                 .uptime_usec = now_usec(CLOCK_MONOTONIC) - snap->started_usec,
         };
+        if (m->explain) {
+                struct explain_ring_stats es;
+
+                explain_ring_get_stats(m->explain, &es);
+                x.explain_events = es.events;
+                x.explain_bytes = es.bytes;
+                x.explain_max_events = es.max_events;
+                x.explain_max_bytes = es.max_bytes;
+        }
         format(snap, &x, out);
         free(snap);
         return 0;

@@ -54,6 +54,13 @@ void stats_format_text(const struct stats_snapshot *s, const struct stats_extra 
                      "%" PRIu64 " resyncs\n", x->overruns, x->lost, x->resyncs);
         query_printf(out, "Storm damping:     %" PRIu64 " events coalesced, %" PRIu64
                      " watch events rate-limited\n", x->coalesced, x->watch_limited);
+        if (x->explain_max_events)
+                query_printf(out, "Explain traces:    %" PRIu64 " events, %" PRIu64 " bytes "
+                             "(at most %" PRIu64 " events, %" PRIu64 " bytes)\n",
+                             x->explain_events, x->explain_bytes, x->explain_max_events,
+                             x->explain_max_bytes);
+        else
+                query_printf(out, "Explain traces:    off\n");
         query_printf(out, "Uptime:            %s\n", fmt_usec(b[0], sizeof(b[0]), x->uptime_usec));
 
         query_printf(out, "\nEvents by subsystem and action:\n");
@@ -117,6 +124,10 @@ void stats_format_json(const struct stats_snapshot *s, const struct stats_extra 
                      ", \"resyncs\": %" PRIu64 "},\n", x->overruns, x->lost, x->resyncs);
         query_printf(out, "  \"coalesced\": %" PRIu64 ",\n  \"watch_rate_limited\": %" PRIu64
                      ",\n", x->coalesced, x->watch_limited);
+        query_printf(out, "  \"explain\": {\"events\": %" PRIu64 ", \"bytes\": %" PRIu64
+                     ", \"max_events\": %" PRIu64 ", \"max_bytes\": %" PRIu64 "},\n",
+                     x->explain_events, x->explain_bytes, x->explain_max_events,
+                     x->explain_max_bytes);
         query_printf(out, "  \"uptime_usec\": %" PRIu64 ",\n", x->uptime_usec);
         query_printf(out, "  \"latency_usec\": {");
         for (unsigned st = 0; st < _STATS_STAGE_MAX; st++) {
@@ -198,6 +209,15 @@ void stats_format_prometheus(const struct stats_snapshot *s, const struct stats_
                  "Events merged into an earlier queued event.", x->coalesced);
         prom_one(out, "tudev_watch_events_rate_limited_total", "counter",
                  "Synthetic watch events suppressed by the rate limit.", x->watch_limited);
+        prom_one(out, "tudev_explain_events", "gauge",
+                 "Events whose rules trace is kept for udevadm explain.", x->explain_events);
+        prom_one(out, "tudev_explain_bytes", "gauge",
+                 "Bytes of the kept rules traces.", x->explain_bytes);
+        prom_one(out, "tudev_explain_max_events", "gauge",
+                 "Rules traces kept at most (0: tracing is off).", x->explain_max_events);
+        prom_one(out, "tudev_explain_max_bytes", "gauge",
+                 "Bytes of the rules traces' arena (0: tracing is off).",
+                 x->explain_max_bytes);
         prom_head(out, "tudev_event_stage_seconds", "histogram",
                   "Latency of each stage of event processing.");
         for (unsigned st = 0; st < _STATS_STAGE_MAX; st++) {

@@ -98,6 +98,9 @@ struct stats_extra {
         uint64_t watch_limited;    /* watch events rate-limited (watch.h) */
         uint64_t received;         /* uevents the listener accepted */
         unsigned rules_generation; /* udevd/rules-snapshot.h */
+        /* udevadm explain's ring (udevd/explain-ring.h): traces kept now and
+         * their bytes, the ring's size; all 0 when tracing is off */
+        uint64_t explain_events, explain_bytes, explain_max_events, explain_max_bytes;
         uint64_t uptime_usec;
 };
 

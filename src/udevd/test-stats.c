@@ -142,7 +142,11 @@ static void test_concurrent(void)
 static void test_formats(void)
 {
         struct stats_snapshot *s = calloc(1, sizeof(*s));
-        const struct stats_extra x = { .queued = 3, .running = 1, .rules_generation = 7 };
+        const struct stats_extra x = { .queued = 3, .running = 1, .rules_generation = 7,
+                                       .explain_events = 5, .explain_bytes = 4400,
+                                       .explain_max_events = 256,
+                                       .explain_max_bytes = 262144 };
+        const struct stats_extra off = { .rules_generation = 7 };
         const struct stats_timing t = { .received = 1, .broadcast = 2000 };
         struct query_out o = {};
 
@@ -154,10 +158,17 @@ static void test_formats(void)
         ASSERT_TRUE(strstr(o.buf, "Events:            1 processed, 0 failed") != NULL);
         ASSERT_TRUE(strstr(o.buf, "Rules generation:  7\n") != NULL);
         ASSERT_TRUE(strstr(o.buf, "3 queued, 1 running") != NULL);
+        ASSERT_TRUE(strstr(o.buf, "Explain traces:    5 events, 4400 bytes (at most 256 events, "
+                                  "262144 bytes)\n") != NULL);
+        query_out_done(&o);
+        stats_format_text(s, &off, &o);
+        ASSERT_TRUE(strstr(o.buf, "Explain traces:    off\n") != NULL);
         query_out_done(&o);
         stats_format_json(s, &x, &o);
         ASSERT_TRUE(strstr(o.buf, "\"by_subsystem\": {\n      \"net\": {\"remove\": 1}}") != NULL);
         ASSERT_TRUE(strstr(o.buf, "\"rules_generation\": 7,") != NULL);
+        ASSERT_TRUE(strstr(o.buf, "\"explain\": {\"events\": 5, \"bytes\": 4400, "
+                                  "\"max_events\": 256, \"max_bytes\": 262144},\n") != NULL);
         ASSERT_TRUE(strstr(o.buf, "{\"le\": 2048, \"count\": 1}") != NULL);
         query_out_done(&o);
         stats_format_prometheus(s, &x, &o);
@@ -170,6 +181,10 @@ static void test_formats(void)
                                   "le=\"+Inf\"} 1\n"));
         ASSERT_TRUE(strstr(o.buf, "tudev_event_stage_seconds_count{stage=\"total\"} 1\n"));
         ASSERT_TRUE(strstr(o.buf, "tudev_rules_generation 7\n"));
+        ASSERT_TRUE(strstr(o.buf, "# TYPE tudev_explain_events gauge\ntudev_explain_events 5\n"));
+        ASSERT_TRUE(strstr(o.buf, "# TYPE tudev_explain_bytes gauge\ntudev_explain_bytes 4400\n"));
+        ASSERT_TRUE(strstr(o.buf, "tudev_explain_max_events 256\n"));
+        ASSERT_TRUE(strstr(o.buf, "tudev_explain_max_bytes 262144\n"));
         query_out_done(&o);
         free(s);
 }

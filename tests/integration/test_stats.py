@@ -89,6 +89,11 @@ def test_stats_counts_real_events(udevd_factory, udevadm, tmp_path, net, loops, 
     assert s["queue"]["queued"] == 0 and s["queue"]["running"] == 0
     assert s["queue"]["peak"] >= 1
     assert s["netlink"]["overruns"] == 0 and s["netlink"]["resyncs"] == 0
+    # every event's rules trace is kept for udevadm explain (default ring)
+    x = s["explain"]
+    assert x["events"] == len(seen)
+    assert x["max_events"] == 256 and x["max_bytes"] == 256 * 1024
+    assert 100 * len(seen) <= x["bytes"] <= 2048 * len(seen)
 
     # a reload with changed rules: the next generation
     with open(os.path.join(rules, "50-stats.rules"), "a") as f:
@@ -104,15 +109,19 @@ def test_stats_counts_real_events(udevd_factory, udevadm, tmp_path, net, loops, 
     assert row and int(row.group(1)) == net_events
     for st in STAGES:
         assert re.search(r"^  %s +%d " % (st, len(seen)), text, re.M), text
+    assert re.search(r"^Explain traces: +%d events, %d bytes \(at most 256 events, 262144 bytes\)$"
+                     % (len(seen), x["bytes"]), text, re.M), text
 
-    check_prometheus(stats(udevadm, "--prometheus"), want, len(seen))
+    check_prometheus(stats(udevadm, "--prometheus"), want, len(seen),
+                     {"tudev_explain_events": len(seen), "tudev_explain_bytes": x["bytes"],
+                      "tudev_explain_max_events": 256, "tudev_explain_max_bytes": 262144})
 
 
 PROM_LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="[^"\\\n]*"'
                        r'(,[a-zA-Z_][a-zA-Z0-9_]*="[^"\\\n]*")*)\})? (\S+)$')
 
 
-def check_prometheus(text, want, n_events):
+def check_prometheus(text, want, n_events, gauges=None):
     types, samples = {}, []
     for line in text.splitlines():
         if line.startswith("# HELP "):
@@ -134,6 +143,9 @@ def check_prometheus(text, want, n_events):
         assert name in types or (base in types and types[base] == "histogram"), \
             "sample before its TYPE: " + name
         samples.append((name, labels, value))
+    for name, v in (gauges or {}).items():
+        assert types.get(name) == "gauge", name
+        assert [s for n, _, s in samples if n == name] == [float(v)], name
     ev = {(l["subsystem"], l["action"]): v for n, l, v in samples if n == "tudev_events_total"}
     assert ev == {k: float(v) for k, v in want.items()}
     for st in STAGES:
@@ -147,6 +159,20 @@ def check_prometheus(text, want, n_events):
         count = [v for n, l, v in samples
                  if n == "tudev_event_stage_seconds_count" and l["stage"] == st]
         assert count == [float(n_events)] and counts[-1] == n_events
+
+
+def test_stats_explain_off(udevd_factory, udevadm, tmp_path, net, udev_mon):
+    """--explain-events=0: no trace is kept, and stats say so."""
+    rules = write_rules(tmp_path, RULES)
+    udevd_factory("--children-max=8", "--rules-dir=" + rules, "--explain-events=0")
+    mark = udev_mon.mark()
+    net.add_veth("sx0a", "sx0b")
+    assert udev_mon.wait_for(lambda e: e.action == "add" and e.devpath.endswith("/sx0b"),
+                             timeout=20, since=mark)
+    s = json.loads(stats(udevadm, "--json"))
+    assert s["events"]["processed"] >= 1
+    assert s["explain"] == {"events": 0, "bytes": 0, "max_events": 0, "max_bytes": 0}
+    assert re.search(r"^Explain traces: +off$", stats(udevadm), re.M)
 
 
 def test_stats_unsupported_and_no_daemon(udevadm):
