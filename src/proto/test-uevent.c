@@ -95,6 +95,7 @@ static void check_size(const char *const *parts, size_t max)
         check_invariants(ev);
         ASSERT_TRUE(ev->buf == (const char *)(ev->props + n));
         want = expected_size(ev, n);
+        ASSERT_EQ(ev->alloc_size, want); /* what the event queue's budget counts */
         ASSERT_TRUE(malloc_usable_size(ev) >= want);
         ASSERT_TRUE(malloc_usable_size(ev) < want + 64);
         ASSERT_TRUE(want <= max);

@@ -461,6 +461,7 @@ static struct uevent *append_derived(struct uevent *ev, size_t size, const struc
                 free(ev);
                 return NULL;
         }
+        n->alloc_size = size + id_len + node_len;
         if ((uintptr_t)n != from) {
                 n->devpath = rebase(n->devpath, from, (char *)n);
                 n->devpath_old = rebase(n->devpath_old, from, (char *)n);

@@ -64,6 +64,8 @@ struct uevent {
         const char *devnode;        /* absolute "/dev/sdb", or "" (never NULL) */
         char *buf;                  /* private copy of the payload (buf_len bytes) */
         size_t buf_len;
+        size_t alloc_size;          /* bytes of the record's one heap block, as requested
+                                     * from malloc (the event queue's budget counts them) */
         size_t n_props;
         struct uevent_prop props[]; /* n_props used, in kernel order, DEVNAME still relative */
 };

@@ -51,6 +51,44 @@ static int parse_unsigned(const char *s, unsigned max, unsigned *ret)
         return 0;
 }
 
+int queue_max_events_from_string(const char *s, unsigned *ret)
+{
+        unsigned v;
+
+        if (parse_unsigned(s, UDEVD_QUEUE_MAX_EVENTS_LIMIT, &v) < 0 || v == 0)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int queue_max_bytes_from_string(const char *s, uint64_t *ret)
+{
+        unsigned long long v;
+        unsigned shift = 0;
+        char *end;
+
+        if (!s || !isdigit((unsigned char)*s))
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno)
+                return -EINVAL;
+        if (*end) {
+                const char *units = "KMG", *u = strchr(units, *end);
+
+                if (!u || end[1])
+                        return -EINVAL;
+                shift = 10 * (unsigned)(u - units + 1);
+        }
+        if (v > (UDEVD_QUEUE_MAX_BYTES_LIMIT >> shift))
+                return -EINVAL;
+        v <<= shift;
+        if (v < UDEVD_QUEUE_MAX_BYTES_MIN)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
 static bool parse_bool(const char *s, bool *ret)
 {
         static const char *const yes[] = { "1", "yes", "y", "true", "t", "on" };
@@ -115,6 +153,14 @@ static bool apply_key(struct udevd_config *c, const char *key, const char *value
                         goto invalid;
                 c->explain_events = u;
                 c->explain_events_set = true;
+        } else if (!kernel && strcmp(key, "queue_max_events") == 0) {
+                if (queue_max_events_from_string(value, &c->queue_max_events) < 0)
+                        goto invalid;
+                c->queue_max_events_set = true;
+        } else if (!kernel && strcmp(key, "queue_max_bytes") == 0) {
+                if (queue_max_bytes_from_string(value, &c->queue_max_bytes) < 0)
+                        goto invalid;
+                c->queue_max_bytes_set = true;
         } else if (kernel && strcmp(key, "blockdev_read_only") == 0) {
                 bool b = true;
                 if (value && !parse_bool(value, &b))
@@ -278,4 +324,8 @@ void udevd_config_apply(const struct udevd_config *c, struct udevd_settings *s)
                 s->blockdev_read_only = c->blockdev_read_only;
         if (c->explain_events_set)
                 s->explain_events = c->explain_events;
+        if (c->queue_max_events_set)
+                s->queue_max_events = c->queue_max_events;
+        if (c->queue_max_bytes_set)
+                s->queue_max_bytes = c->queue_max_bytes;
 }

@@ -25,6 +25,8 @@ struct udevd_config {
         enum resolve_names resolve_names; bool resolve_names_set;
         bool blockdev_read_only; bool blockdev_read_only_set;
         unsigned explain_events; bool explain_events_set; /* udev.conf only */
+        unsigned queue_max_events; bool queue_max_events_set;
+        uint64_t queue_max_bytes; bool queue_max_bytes_set;
 };
 
 /* Parse udev.conf text (KEY=VALUE lines, '#'/';' comments, optional quotes).
@@ -43,3 +45,11 @@ void udevd_config_apply(const struct udevd_config *c, struct udevd_settings *s);
 
 /* Signal name ("SIGKILL", "KILL") or number -> signal; -EINVAL. */
 int signal_from_string(const char *s);
+
+/* The queue's limits (udevd(8) ERRORS AND OVERLOAD), as --queue-max-events= and
+ * queue_max_events= take them: decimal, 1..UDEVD_QUEUE_MAX_EVENTS_LIMIT; and
+ * as --queue-max-bytes= and queue_max_bytes= do: decimal bytes, optionally
+ * followed by K, M or G (powers of 1024), UDEVD_QUEUE_MAX_BYTES_MIN ..
+ * UDEVD_QUEUE_MAX_BYTES_LIMIT. 0 or -EINVAL (*ret unchanged). */
+int queue_max_events_from_string(const char *s, unsigned *ret);
+int queue_max_bytes_from_string(const char *s, uint64_t *ret);

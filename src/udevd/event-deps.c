@@ -136,6 +136,11 @@ void dep_node_free(struct dep_node *n)
         free(n);
 }
 
+size_t dep_node_size(const struct dep_node *n)
+{
+        return sizeof(*n) + n->n_links * sizeof(n->links[0]);
+}
+
 void *dep_node_owner(const struct dep_node *n)
 {
         return n->owner;

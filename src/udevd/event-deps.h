@@ -52,6 +52,9 @@ struct dep_node *dep_node_new(const struct uevent *ev, void *owner);
  * already done with). NULL is a no-op. */
 void dep_node_free(struct dep_node *n);
 void *dep_node_owner(const struct dep_node *n);
+/* Bytes of n's own allocation (the node and its path links), without its
+ * dependants array and the shared indexes. */
+size_t dep_node_size(const struct dep_node *n);
 /* Live nodes added earlier that n still waits for. */
 size_t dep_node_blockers(const struct dep_node *n);
 

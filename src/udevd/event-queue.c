@@ -80,6 +80,7 @@ struct queued_event {
         uint64_t retry_until; /* set at the first requeue: no requeue after it */
         bool blocked;         /* its worker waits for another process right now */
         struct dep_node *deps; /* its dependency tracking (event-deps.h) */
+        size_t bytes;         /* charged to q->bytes while it counts (see qe_bytes()) */
 };
 
 struct qe_list {
@@ -91,7 +92,10 @@ struct event_queue {
         pthread_cond_t takers; /* workers blocked in take() */
         pthread_cond_t space;  /* wait_capacity() and wait_empty() */
         struct event_queue_hooks hooks;
-        size_t capacity;      /* 0: unlimited */
+        size_t capacity;      /* max events, 0: unlimited */
+        size_t max_bytes;     /* 0: unlimited */
+        size_t bytes, bytes_peak; /* charged by the events that count (the budget) */
+        size_t event_bytes_max;   /* the largest charge of one event so far */
         struct admission adm; /* limits, running and waiting counts */
         bool standby;         /* a taker sleeps until the stall deadline */
         bool paused;
@@ -144,6 +148,14 @@ static void list_remove(struct qe_list *l, struct queued_event *qe)
 
 /* ------------------------------------------------------------ event alloc */
 
+/* What one event is charged against the byte budget (event-queue.h):
+ * its records as allocated, its queue entry and its dependency node. */
+static size_t qe_bytes(const struct queued_event *qe)
+{
+        return sizeof(*qe) + dep_node_size(qe->deps) + qe->ev->alloc_size +
+               (qe->first_ev ? qe->first_ev->alloc_size : 0);
+}
+
 static void qe_free(struct queued_event *qe)
 {
         if (!qe)
@@ -189,6 +201,45 @@ static void qe_free_chain(struct queued_event *qe)
 static size_t total_locked(const struct event_queue *q)
 {
         return q->n_queued + q->adm.running;
+}
+
+static void charge_locked(struct event_queue *q, struct queued_event *qe)
+{
+        size_t b = qe_bytes(qe);
+
+        assert(q->bytes >= qe->bytes);
+        q->bytes = q->bytes - qe->bytes + b;
+        qe->bytes = b;
+        q->bytes_peak = MAX(q->bytes_peak, q->bytes);
+        q->event_bytes_max = MAX(q->event_bytes_max, b);
+}
+
+/* qe stops counting (done, abandoned, dropped). */
+static void uncharge_locked(struct event_queue *q, struct queued_event *qe)
+{
+        assert(q->bytes >= qe->bytes);
+        q->bytes -= qe->bytes;
+        qe->bytes = 0;
+}
+
+/* Events that may be pushed now under both limits (event-queue.h). */
+static size_t room_locked(const struct event_queue *q)
+{
+        size_t total = total_locked(q), room = SIZE_MAX;
+
+        if (q->capacity > 0) {
+                if (total >= q->capacity)
+                        return 0;
+                room = q->capacity - total;
+        }
+        if (q->max_bytes > 0) {
+                if (q->bytes >= q->max_bytes)
+                        return 0;
+                if (q->event_bytes_max > 0)
+                        room = MIN(room, MAX((q->max_bytes - q->bytes) / q->event_bytes_max,
+                                             (size_t)1));
+        }
+        return room;
 }
 
 /* How many runnable events takers could start right now. */
@@ -258,13 +309,11 @@ static void update_busy_locked(struct event_queue *q)
                 q->hooks.on_busy_changed(busy, q->hooks.userdata);
 }
 
-/* After queued+running went down. */
+/* After queued+running (and the bytes) went down. */
 static void count_decreased_locked(struct event_queue *q)
 {
-        size_t total = total_locked(q);
-
         update_busy_locked(q);
-        if (q->n_space_waiters > 0 && (total == 0 || (q->capacity > 0 && total < q->capacity)))
+        if (q->n_space_waiters > 0 && (total_locked(q) == 0 || room_locked(q) > 0))
                 pthread_cond_broadcast(&q->space);
 }
 
@@ -374,6 +423,7 @@ static int insert_locked(struct event_queue *q, struct queued_event *qe)
         if (r < 0)
                 return r;
         qe->serial = q->pushed_total;
+        charge_locked(q, qe);
         list_append(&q->queued, qe);
         q->n_queued++;
         q->pushed_total++;
@@ -410,6 +460,7 @@ static bool merge_locked(struct event_queue *q, struct queued_event *qe)
                 o->first_ev = o->ev;
         o->ev = qe->ev;
         qe->ev = NULL;
+        charge_locked(q, o); /* the newest record replaces the one in between */
         o->n_merged++;
         q->coalesced_total++;
         return true;
@@ -561,19 +612,36 @@ static int wait_space(struct event_queue *q, uint64_t deadline_usec,
         return r;
 }
 
-/* 0: capacity available, -ESHUTDOWN, 1: keep waiting. */
+/* 0: room under both limits, -ESHUTDOWN, 1: keep waiting. */
 static int capacity_done(const struct event_queue *q)
 {
         if (q->shutdown)
                 return -ESHUTDOWN;
-        if (q->capacity == 0 || total_locked(q) < q->capacity)
-                return 0;
-        return 1;
+        return room_locked(q) > 0 ? 0 : 1;
 }
 
 int event_queue_wait_capacity(struct event_queue *q, uint64_t deadline_usec)
 {
         return wait_space(q, deadline_usec, capacity_done);
+}
+
+size_t event_queue_room(struct event_queue *q)
+{
+        size_t room;
+
+        pthread_mutex_lock(&q->lock);
+        room = q->shutdown ? 0 : room_locked(q);
+        pthread_mutex_unlock(&q->lock);
+        return room;
+}
+
+void event_queue_set_max_bytes(struct event_queue *q, size_t max_bytes)
+{
+        pthread_mutex_lock(&q->lock);
+        q->max_bytes = max_bytes;
+        if (q->n_space_waiters > 0 && room_locked(q) > 0)
+                pthread_cond_broadcast(&q->space);
+        pthread_mutex_unlock(&q->lock);
 }
 
 static int empty_done(const struct event_queue *q)
@@ -663,6 +731,7 @@ static void done_locked(struct event_queue *q, struct queued_event *qe, bool wil
         if (qe->state == QE_RUNNING) {
                 release_locked(q, qe);
                 running_release_locked(q, qe, now_usec(CLOCK_MONOTONIC));
+                uncharge_locked(q, qe);
                 q->done_total++;
                 count_decreased_locked(q);
                 if (!will_take)
@@ -863,8 +932,10 @@ static struct queued_event *drop_queued_locked(struct event_queue *q)
         for (struct queued_event *qe = q->lent.head; qe; qe = qe->next)
                 if (qe->state == QE_RUNNING)
                         dep_node_forget_dependants(qe->deps);
-        for (struct queued_event *qe = q->queued.head; qe; qe = qe->next)
+        for (struct queued_event *qe = q->queued.head; qe; qe = qe->next) {
                 event_deps_remove(&q->deps, qe->deps, NULL, NULL);
+                uncharge_locked(q, qe);
+        }
         q->queued = (struct qe_list){ NULL, NULL };
         minheap_clear(&q->runnable);
         q->n_runnable = 0;
@@ -902,6 +973,11 @@ void event_queue_get_stats(struct event_queue *q, struct event_queue_stats *ret)
                 .pushed_total = q->pushed_total,
                 .done_total = q->done_total,
                 .coalesced_total = q->coalesced_total,
+                .bytes = q->bytes,
+                .bytes_peak = q->bytes_peak,
+                .max_events = q->capacity,
+                .max_bytes = q->max_bytes,
+                .space_waiters = q->n_space_waiters,
         };
         pthread_mutex_unlock(&q->lock);
 }
@@ -966,6 +1042,7 @@ bool queued_event_abandon_locked(struct event_queue *q, struct queued_event *qe)
         qe->state = QE_ABANDONED;
         release_locked(q, qe);
         running_release_locked(q, qe, now_usec(CLOCK_MONOTONIC));
+        uncharge_locked(q, qe);
         q->done_total++;
         count_decreased_locked(q);
         wake_takers_locked(q);

@@ -23,7 +23,19 @@
  * covers queued_event_first_seqnum() .. its record's SEQNUM.
  *
  * Ownership: push takes the uevent records; take lends a `struct queued_event`
- * to one worker until event_queue_done(), which frees it (and the record). */
+ * to one worker until event_queue_done(), which frees it (and the record).
+ *
+ * The budget (udevd(8) ERRORS AND OVERLOAD): at most `capacity` events and
+ * `max_bytes` bytes. An event counts from push until done or abandoned,
+ * queued or running alike. Its bytes are what it holds as allocated: its
+ * uevent record(s) (uevent.alloc_size; after merges the first and the newest
+ * record), its `struct queued_event` and its dependency node with its path
+ * links (dep_node_size()). Not counted: malloc's own headers, the shared
+ * indexes (event-deps hash tables, the runnable heap), which grow with the
+ * number of live events and so are bounded by the event limit, and the
+ * dependants arrays. The queue never refuses a push: its producer asks for
+ * room first (event_queue_room(), event_queue_wait_capacity()); the netlink
+ * listener does, synthesized resync events (udevd/resync.h) do not. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,8 +63,9 @@ struct event_queue_hooks {
         void *userdata;
 };
 
-/* capacity: maximum queued+running events; push waits via
- * event_queue_wait_capacity(). 0 = unlimited. */
+/* capacity: maximum queued+running events (the event budget); producers
+ * wait via event_queue_wait_capacity(). 0 = unlimited. No byte limit until
+ * event_queue_set_max_bytes(). */
 int event_queue_new(const struct event_queue_hooks *hooks, size_t capacity,
                     struct event_queue **ret);
 /* Frees all remaining events. No thread may be inside the queue. */
@@ -64,8 +77,20 @@ void event_queue_free(struct event_queue *q);
  * queued; the rest was freed. Does not wait for capacity itself. */
 int event_queue_push(struct event_queue *q, struct uevent **evs, size_t n);
 
-/* Block until fewer than `capacity` events are queued+running, or the absolute
- * CLOCK_MONOTONIC deadline passes. Returns 0, -ETIMEDOUT or -ESHUTDOWN. */
+/* The byte budget: 0 = unlimited (the default). Any thread. */
+void event_queue_set_max_bytes(struct event_queue *q, size_t max_bytes);
+/* How many events a producer may push now: 0 while either limit is reached
+ * (queued+running >= capacity, or bytes >= max_bytes) or after shutdown;
+ * else the events left under `capacity`, and no more than would fit under
+ * max_bytes if each cost as much as the largest event pushed so far (at
+ * least 1). SIZE_MAX: no limit. A producer that pushes at most this many
+ * keeps the events within `capacity` and the bytes within max_bytes plus
+ * about one event (more only when a batch brings events larger than any
+ * before). */
+size_t event_queue_room(struct event_queue *q);
+/* Block until event_queue_room() > 0 (fewer than `capacity` events and fewer
+ * than max_bytes bytes), or the absolute CLOCK_MONOTONIC deadline passes.
+ * Returns 0, -ETIMEDOUT or -ESHUTDOWN. */
 int event_queue_wait_capacity(struct event_queue *q, uint64_t deadline_usec);
 
 /* Worker side: block until a runnable event exists and the queue is not
@@ -148,6 +173,10 @@ struct event_queue_stats {
         uint64_t pushed_total;
         uint64_t done_total; /* finished or abandoned (dropped ones not counted) */
         uint64_t coalesced_total; /* merged into a queued event (never in pushed_total) */
+        size_t bytes;      /* charged to the budget now (see the top of this file) */
+        size_t bytes_peak; /* the most bytes charged at once since event_queue_new() */
+        size_t max_events, max_bytes; /* the limits, 0 = unlimited */
+        size_t space_waiters; /* threads in wait_capacity() or wait_empty() */
 };
 void event_queue_get_stats(struct event_queue *q, struct event_queue_stats *ret);
 

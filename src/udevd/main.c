@@ -81,6 +81,9 @@ static void help(void)
                "                              search path (repeatable)\n"
                "     --explain-events=N       Keep the rules traces of the newest N events\n"
                "                              for udevadm explain (default 256; 0: off)\n"
+               "     --queue-max-events=N     Events queued and running at most (default 1000)\n"
+               "     --queue-max-bytes=SIZE   Bytes of queued and running events at most\n"
+               "                              (K, M, G suffixes; default 8M)\n"
                "\nSee the udevd(8) man page for details.\n");
 }
 
@@ -96,6 +99,8 @@ enum {
         ARG_PROGRAM_LIMIT,
         ARG_KERNEL_BROADCAST,
         ARG_EXPLAIN_EVENTS,
+        ARG_QUEUE_MAX_EVENTS,
+        ARG_QUEUE_MAX_BYTES,
 };
 
 #define DEBUG_RCVBUF_MAX (64 * 1024 * 1024)
@@ -125,6 +130,8 @@ static int parse_argv(int argc, char *argv[], struct udevd_settings *s,
                 { "explain-events", required_argument, NULL, ARG_EXPLAIN_EVENTS },
                 { "debug-netlink-rcvbuf", required_argument, NULL, ARG_DEBUG_NETLINK_RCVBUF },
                 { "debug-resync-match", required_argument, NULL, ARG_DEBUG_RESYNC_MATCH },
+                { "queue-max-events", required_argument, NULL, ARG_QUEUE_MAX_EVENTS },
+                { "queue-max-bytes", required_argument, NULL, ARG_QUEUE_MAX_BYTES },
                 {}
         };
         uint64_t usec;
@@ -149,6 +156,16 @@ static int parse_argv(int argc, char *argv[], struct udevd_settings *s,
                 }
                 case ARG_KERNEL_BROADCAST:
                         s->kernel_broadcast = true;
+                        break;
+                case ARG_QUEUE_MAX_EVENTS:
+                        if (queue_max_events_from_string(optarg, &s->queue_max_events) < 0)
+                                log_warning("Invalid --queue-max-events='%s' (1..%u), ignoring",
+                                            optarg, (unsigned)UDEVD_QUEUE_MAX_EVENTS_LIMIT);
+                        break;
+                case ARG_QUEUE_MAX_BYTES:
+                        if (queue_max_bytes_from_string(optarg, &s->queue_max_bytes) < 0)
+                                log_warning("Invalid --queue-max-bytes='%s' (16K..64G), ignoring",
+                                            optarg);
                         break;
                 case ARG_PROGRAM_LIMIT: {
                         char *end;
@@ -309,6 +326,8 @@ int main(int argc, char *argv[])
                 .program_limit = -1,
                 .ready_fd = -1,
                 .explain_events = EXPLAIN_EVENTS_DEFAULT,
+                .queue_max_events = UDEVD_QUEUE_CAPACITY,
+                .queue_max_bytes = UDEVD_QUEUE_MAX_BYTES,
         };
         struct manager *m = NULL;
         struct manager_options mopts = {};

@@ -380,6 +380,11 @@ static int query_stats(const char *args, struct query_out *out, void *userdata,
                 .watch_limited = ps.watch_limited,
                 .queued = qs.queued,
                 .running = qs.running,
+                .queue_bytes = qs.bytes,
+                .queue_bytes_peak = qs.bytes_peak,
+                .queue_max_events = qs.max_events,
+                .queue_max_bytes = qs.max_bytes,
+                .budget_pauses = ls.budget_pauses,
                 .overruns = ls.enobufs,
                 .lost = ls.lost,
                 .resyncs = m->resync.runs,
@@ -895,9 +900,14 @@ int manager_new(const struct udevd_settings *settings, const struct manager_opti
                 .on_need_worker = on_queue_need_worker,
                 .userdata = m,
         };
-        r = event_queue_new(&hooks, UDEVD_QUEUE_CAPACITY, &m->queue);
+        r = event_queue_new(&hooks, settings->queue_max_events, &m->queue);
         if (r < 0)
                 goto fail;
+        /* udevd(8) ERRORS AND OVERLOAD */
+        event_queue_set_max_bytes(m->queue, (size_t)MIN(settings->queue_max_bytes,
+                                                        (uint64_t)SIZE_MAX));
+        log_debug("Queue budget: %u events, %" PRIu64 " bytes", settings->queue_max_events,
+                  settings->queue_max_bytes);
         event_queue_set_max_running(m->queue, m->children_max);
         event_queue_set_coalesce(m->queue, true); /* udevd(8) STORM DAMPING */
         event_queue_set_soft_running(m->queue, udevd_cpus(), UDEVD_STALL_USEC);
@@ -1032,11 +1042,12 @@ static void log_stats(struct manager *m)
                  " forged=%" PRIu64 " malformed=%" PRIu64 " enobufs=%" PRIu64 " lost=%" PRIu64
                  " resyncs=%u resync_added=%u resync_removed=%u resync_forgotten=%u"
                  " dropped_at_exit=%zu workers=%u generation=%u coalesced=%" PRIu64
-                 " watch_limited=%" PRIu64,
+                 " watch_limited=%" PRIu64 " queue_bytes_peak=%zu budget_pauses=%" PRIu64,
                  ls.received, ps.processed, ps.failed, ls.forged, ls.malformed, ls.enobufs,
                  ls.lost, m->resync.runs, m->resync.added, m->resync.removed,
                  m->resync.forgotten, m->dropped_at_exit + qs.queued, ps.workers,
-                 snapshot_generation(&m->snapshots), qs.coalesced_total, ps.watch_limited);
+                 snapshot_generation(&m->snapshots), qs.coalesced_total, ps.watch_limited,
+                 qs.bytes_peak, ls.budget_pauses);
 }
 
 int manager_run(struct manager *m)

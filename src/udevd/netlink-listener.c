@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: listener thread (loop), manager (start/stop/sync API) */
+#include <assert.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/netlink.h>
 #include <poll.h>
 #include <pthread.h>
@@ -10,6 +13,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "proto/uevent.h"
 #include "shared/log.h"
@@ -22,6 +26,7 @@
 #include "udevd/settings.h"
 
 #define LISTENER_BATCH 32 /* datagrams per recvmmsg() */
+#define KERNEL_SEQNUM_PATH "/sys/kernel/uevent_seqnum"
 
 struct listener {
         struct event_queue *queue; /* borrowed */
@@ -37,6 +42,10 @@ struct listener {
         _Atomic uint64_t sync_requested;
         _Atomic uint64_t sync_done;
         _Atomic uint64_t n_received, n_forged, n_malformed, n_enobufs, n_lost, last_seqnum;
+        _Atomic uint64_t n_budget_pauses;
+        /* listener thread only: the sync in progress (see handle_sync) */
+        uint64_t sync_ticket;  /* the newest request seen, 0 = none */
+        uint64_t sync_target;  /* the kernel's SEQNUM when it was seen */
         /* listener thread only: the loss window of an overrun (see count_loss) */
         struct {
                 bool open;
@@ -208,15 +217,17 @@ static void count_loss(struct listener *l, uint64_t seqnum)
                           last == 0 ? " (nothing was received before it)" : "");
 }
 
-/* Receive everything available (one or more recvmmsg rounds) and push it.
- * Returns the number of datagrams read, 0 if none, or -errno. */
-static int receive_batch(struct listener *l)
+/* Receive at most `vlen` (1..LISTENER_BATCH) datagrams in one recvmmsg()
+ * and push them. Returns the number of datagrams read (fewer than vlen: the
+ * socket ran empty), vlen after an overrun (read on), or -errno. */
+static int receive_batch(struct listener *l, unsigned vlen)
 {
         struct uevent *evs[LISTENER_BATCH];
         size_t n_evs = 0;
         int n;
 
-        for (size_t i = 0; i < LISTENER_BATCH; i++) {
+        assert(vlen >= 1 && vlen <= LISTENER_BATCH);
+        for (size_t i = 0; i < vlen; i++) {
                 l->msgs[i].msg_hdr = (struct msghdr){
                         .msg_name = &l->addrs[i],
                         .msg_namelen = sizeof(l->addrs[i]),
@@ -227,7 +238,7 @@ static int receive_batch(struct listener *l)
                 };
                 l->msgs[i].msg_len = 0;
         }
-        n = recvmmsg(l->nl_fd, l->msgs, LISTENER_BATCH, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, NULL);
+        n = recvmmsg(l->nl_fd, l->msgs, vlen, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, NULL);
         if (n < 0) {
                 if (errno == EAGAIN && l->loss.open)
                         l->loss.drained = true;
@@ -235,7 +246,7 @@ static int receive_batch(struct listener *l)
                         return 0;
                 if (errno == ENOBUFS) {
                         handle_enobufs(l);
-                        return 1; /* keep reading: the socket is usable again */
+                        return (int)vlen; /* keep reading: the socket is usable again */
                 }
                 return log_error_errno(errno, "Failed to receive uevents: %m");
         }
@@ -273,7 +284,7 @@ static int receive_batch(struct listener *l)
                           uevent_action_to_string(ev->action), ev->devpath, ev->subsystem);
                 evs[n_evs++] = ev;
         }
-        if (n < LISTENER_BATCH && l->loss.open)
+        if ((unsigned)n < vlen && l->loss.open)
                 l->loss.drained = true; /* a short batch: the socket ran empty */
         if (n_evs > 0) {
                 if (l->known)
@@ -292,34 +303,127 @@ static int receive_batch(struct listener *l)
         return n;
 }
 
-/* Read until the socket is empty (used for sync). */
-static void drain_socket(struct listener *l)
+/* Is the socket empty? Looks without taking anything (MSG_PEEK); an overrun
+ * reported meanwhile is handled (peeking clears the socket's error). */
+static bool socket_empty(struct listener *l)
 {
-        while (!atomic_load(&l->stop)) {
-                int n = receive_batch(l);
-                if (n <= 0)
-                        break;
+        char b;
+
+        for (;;) {
+                if (recv(l->nl_fd, &b, sizeof(b), MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC) >= 0)
+                        return false;
+                if (errno == EINTR)
+                        continue;
+                if (errno == ENOBUFS) {
+                        handle_enobufs(l);
+                        continue;
+                }
+                if (errno == EAGAIN && l->loss.open)
+                        l->loss.drained = true;
+                return true; /* EAGAIN; on other errors a sync must not wait */
         }
+}
+
+/* The kernel's last SEQNUM (every uevent up to it was sent, or is being
+ * sent), or UINT64_MAX if unreadable. */
+static uint64_t kernel_seqnum(void)
+{
+        char buf[32];
+        ssize_t n;
+        int fd;
+
+        fd = open(KERNEL_SEQNUM_PATH, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return UINT64_MAX;
+        n = read(fd, buf, sizeof(buf) - 1);
+        safe_close(fd);
+        if (n <= 0 || !isdigit((unsigned char)buf[0]))
+                return UINT64_MAX;
+        buf[n] = '\0';
+        errno = 0;
+        char *end;
+        unsigned long long v = strtoull(buf, &end, 10);
+        if (errno || (*end && *end != '\n'))
+                return UINT64_MAX;
+        return v;
+}
+
+static void publish_sync(struct listener *l)
+{
+        uint64_t one = 1;
+
+        atomic_store(&l->sync_done, l->sync_ticket);
+        ssize_t _unused_ w = write(l->sync_fd, &one, sizeof(one));
+}
+
+/* Sync requests: a ticket is done once every uevent that reached the socket
+ * before the request was seen is queued, i.e. once the socket ran empty
+ * after that, or once a uevent with a SEQNUM >= the kernel's SEQNUM at that
+ * moment was queued (the socket is in SEQNUM order, so everything before it
+ * was read too; this ends a sync during a storm that never lets the socket
+ * run empty). It reads only while the budget has room: at the budget it
+ * waits, so a ping moves no more than the budget into memory. */
+static void handle_sync(struct listener *l)
+{
+        uint64_t want = atomic_load(&l->sync_requested);
+
+        if (want == atomic_load(&l->sync_done))
+                return;
+        if (want != l->sync_ticket) {
+                /* New requests: one target for all of them, read after they were made. */
+                l->sync_ticket = want;
+                l->sync_target = kernel_seqnum();
+        }
+        while (!atomic_load(&l->stop)) {
+                uint64_t last = atomic_load(&l->last_seqnum);
+
+                if (last > 0 && last >= l->sync_target)
+                        break;
+                size_t room = event_queue_room(l->queue);
+                if (room == 0) {
+                        if (socket_empty(l))
+                                break;
+                        return; /* at the budget: on again when there is room */
+                }
+                unsigned vlen = (unsigned)MIN(room, (size_t)LISTENER_BATCH);
+                int n = receive_batch(l, vlen);
+                if (n < 0 || (unsigned)n < vlen)
+                        break; /* ran empty (or cannot read: do not hang the ping) */
+        }
+        publish_sync(l);
 }
 
 static void *listener_thread(void *userdata)
 {
         struct listener *l = userdata;
+        bool paused = false;
 
         while (!atomic_load(&l->stop)) {
-                /* Back-pressure: while the queue is full, leave the datagrams in the
-                 * kernel buffer; wake up regularly for stop/sync requests. */
-                int r = event_queue_wait_capacity(l->queue,
-                                                  now_usec(CLOCK_MONOTONIC) + 100 * USEC_PER_MSEC);
-                if (r == -ESHUTDOWN)
-                        break;
-                bool full = r == -ETIMEDOUT;
+                /* Back-pressure: at the budget (events or bytes), leave the datagrams
+                 * in the kernel buffer; wake up regularly for stop/sync requests. */
+                size_t room = event_queue_room(l->queue);
+                if (room == 0) {
+                        if (!paused) {
+                                paused = true;
+                                atomic_fetch_add(&l->n_budget_pauses, 1);
+                                log_debug("Queue at its budget: not reading the uevent socket");
+                        }
+                        int r = event_queue_wait_capacity(l->queue, now_usec(CLOCK_MONOTONIC) +
+                                                                    100 * USEC_PER_MSEC);
+                        if (r == -ESHUTDOWN)
+                                break;
+                        if (r == 0)
+                                continue; /* room now: look again */
+                } else if (paused) {
+                        paused = false;
+                        log_debug("Queue below its budget: reading the uevent socket again");
+                }
 
                 struct pollfd pfd[2] = {
-                        { .fd = l->nl_fd, .events = full ? 0 : POLLIN },
+                        { .fd = l->nl_fd, .events = room > 0 ? POLLIN : 0 },
                         { .fd = l->wake_fd, .events = POLLIN },
                 };
-                r = poll(pfd, 2, full ? 0 : 1000);
+                int r = poll(pfd, 2, room > 0 ? 1000 : 0);
                 if (r < 0 && errno != EINTR) {
                         log_error_errno(errno, "listener: poll failed: %m");
                         break;
@@ -328,18 +432,10 @@ static void *listener_thread(void *userdata)
                         uint64_t v;
                         ssize_t _unused_ rd = read(l->wake_fd, &v, sizeof(v));
                 }
-                if (pfd[0].revents & (POLLIN | POLLERR))
-                        (void)receive_batch(l);
+                if (room > 0 && (pfd[0].revents & (POLLIN | POLLERR)))
+                        (void)receive_batch(l, (unsigned)MIN(room, (size_t)LISTENER_BATCH));
 
-                /* Sync requests: everything that reached the socket before the request
-                 * is read now (even past capacity: a ping must not hang). */
-                uint64_t want = atomic_load(&l->sync_requested);
-                if (want != atomic_load(&l->sync_done)) {
-                        drain_socket(l);
-                        atomic_store(&l->sync_done, want);
-                        uint64_t one = 1;
-                        ssize_t _unused_ w = write(l->sync_fd, &one, sizeof(one));
-                }
+                handle_sync(l);
         }
         return NULL;
 }
@@ -404,5 +500,6 @@ void listener_get_stats(const struct listener *l, struct listener_stats *ret)
                 .enobufs = atomic_load(&m->n_enobufs),
                 .lost = atomic_load(&m->n_lost),
                 .last_seqnum = atomic_load(&m->last_seqnum),
+                .budget_pauses = atomic_load(&m->n_budget_pauses),
         };
 }

@@ -6,8 +6,12 @@
  * and pushes them to the event queue in batches. It does nothing else, so the
  * kernel's socket buffer is drained as fast as possible.
  *
- * When the queue is full (event_queue_wait_capacity) the listener stops
- * reading and the kernel buffer (128 MiB, SO_RCVBUFFORCE) absorbs the storm.
+ * Back-pressure: while the queue is at its budget (event_queue_room() == 0:
+ * the event or the byte limit reached) the listener stops reading and the
+ * kernel buffer (128 MiB, SO_RCVBUFFORCE) absorbs the storm; each such pause
+ * is counted. It never reads more datagrams at once than event_queue_room()
+ * allows, so the queue stays within its event limit and, but for about one
+ * event, its byte limit.
  * ENOBUFS (the kernel buffer overflowed) is counted and logged at error level
  * with the last SEQNUM received before the loss and the first one after; the
  * size of that gap is added to the "lost" counter (an upper bound: net events
@@ -19,8 +23,13 @@
  *
  * Sync: the manager answers a control PING only after every uevent that
  * reached the socket before the PING has been queued: listener_request_sync()
- * returns a ticket; the listener drains its socket, pushes, then publishes the
- * ticket as done and makes `listener_sync_fd()` readable. */
+ * returns a ticket; the listener reads and pushes until the socket ran empty
+ * or it queued a uevent with a SEQNUM at least the kernel's SEQNUM when it
+ * saw the request (/sys/kernel/uevent_seqnum), then publishes the ticket as
+ * done and makes `listener_sync_fd()` readable. It reads within the budget
+ * only: at the budget a sync waits for room (the socket is found empty
+ * without reading it: MSG_PEEK), so a ping during a storm is answered once
+ * the workers made room for what came before it. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,6 +55,7 @@ struct listener_stats {
         uint64_t enobufs;   /* receive buffer overruns */
         uint64_t lost;      /* SEQNUMs missing after overruns (upper bound) */
         uint64_t last_seqnum;
+        uint64_t budget_pauses; /* times it stopped reading: the queue was at its budget */
 };
 
 /* Opens and binds the socket (or takes opts->fd, closed on failure). Borrows `q` (and opts->known) for its lifetime. */

@@ -21,6 +21,19 @@ struct exec_client;
  * storms was the same (0.98-0.97x) and peak PSS 0.80x (loop) and 0.82x
  * (net) (tools/bench --b-build, 2026-12-02; docs/performance.md). */
 #define UDEVD_QUEUE_CAPACITY 1000
+/* The queue's byte budget (udevd/event-queue.h says what is counted) by
+ * default: 8 MiB, 8 KiB per event at the default event limit. A kernel
+ * uevent carries at most 2 KiB of properties (UEVENT_BUFFER_SIZE) plus its
+ * "ACTION@DEVPATH" header, and is charged about twice its size (the record
+ * with its property index, the queue entry, the dependency node): ordinary
+ * uevents cost 0.5-1.5 KiB, the largest possible about 6 KiB. So the byte
+ * limit never binds before the event limit unless that is raised. */
+#define UDEVD_QUEUE_MAX_BYTES (8 * 1024 * 1024)
+/* Accepted limits of --queue-max-events=, queue_max_events= and
+ * --queue-max-bytes=, queue_max_bytes= (both at least one event's worth). */
+#define UDEVD_QUEUE_MAX_EVENTS_LIMIT 1000000
+#define UDEVD_QUEUE_MAX_BYTES_MIN (16 * 1024)
+#define UDEVD_QUEUE_MAX_BYTES_LIMIT (UINT64_C(64) * 1024 * 1024 * 1024)
 #define UDEVD_RCVBUF_SIZE (128 * 1024 * 1024)
 #define UDEVD_CHILDREN_MAX_LIMIT 2048
 /* The admission policy (udevd/admission.h): at most children_max events run,
@@ -35,6 +48,10 @@ struct udevd_settings {
         int ready_fd;                   /* --ready-fd=N (s6 style), -1 = none */
         bool debug;
         unsigned children_max;          /* 0 = automatic */
+        /* The queue's budget (udevd(8) ERRORS AND OVERLOAD): --queue-max-events=,
+         * --queue-max-bytes=, queue_max_events=, queue_max_bytes=. */
+        unsigned queue_max_events;      /* default UDEVD_QUEUE_CAPACITY */
+        uint64_t queue_max_bytes;       /* default UDEVD_QUEUE_MAX_BYTES */
         /* --program-limit=N: runnable programs at once (exec/exec-helper.h);
          * -1 = automatic (2 per CPU, main.c), 0 = no limit */
         int program_limit;

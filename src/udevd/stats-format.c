@@ -46,7 +46,11 @@ void stats_format_text(const struct stats_snapshot *s, const struct stats_extra 
                      s->events, s->events_failed, x->received);
         query_printf(out, "Rules generation:  %u\n", x->rules_generation);
         query_printf(out, "Queue:             %" PRIu64 " queued, %" PRIu64 " running, "
-                     "peak %" PRIu64 "\n", x->queued, x->running, s->queue_peak);
+                     "peak %" PRIu64 " (limit %" PRIu64 ")\n", x->queued, x->running,
+                     s->queue_peak, x->queue_max_events);
+        query_printf(out, "Queue memory:      %" PRIu64 " bytes, peak %" PRIu64 " (limit %" PRIu64
+                     "); reading paused %" PRIu64 " times at the limit\n", x->queue_bytes,
+                     x->queue_bytes_peak, x->queue_max_bytes, x->budget_pauses);
         query_printf(out, "Programs:          %" PRIu64 " run, %" PRIu64 " failed, %" PRIu64
                      " killed (timeout)\n", s->programs_run, s->programs_failed,
                      s->programs_killed);
@@ -116,7 +120,11 @@ void stats_format_json(const struct stats_snapshot *s, const struct stats_extra 
         query_printf(out, "}},\n");
         query_printf(out, "  \"rules_generation\": %u,\n", x->rules_generation);
         query_printf(out, "  \"queue\": {\"queued\": %" PRIu64 ", \"running\": %" PRIu64
-                     ", \"peak\": %" PRIu64 "},\n", x->queued, x->running, s->queue_peak);
+                     ", \"peak\": %" PRIu64 ", \"max_events\": %" PRIu64 ",\n    \"bytes\": %"
+                     PRIu64 ", \"bytes_peak\": %" PRIu64 ", \"max_bytes\": %" PRIu64
+                     ", \"budget_pauses\": %" PRIu64 "},\n", x->queued, x->running,
+                     s->queue_peak, x->queue_max_events, x->queue_bytes, x->queue_bytes_peak,
+                     x->queue_max_bytes, x->budget_pauses);
         query_printf(out, "  \"programs\": {\"run\": %" PRIu64 ", \"failed\": %" PRIu64
                      ", \"killed\": %" PRIu64 "},\n", s->programs_run, s->programs_failed,
                      s->programs_killed);
@@ -192,6 +200,18 @@ void stats_format_prometheus(const struct stats_snapshot *s, const struct stats_
                      x->running);
         prom_one(out, "tudev_queue_peak_events", "gauge",
                  "Most events queued and running at once since start.", s->queue_peak);
+        prom_one(out, "tudev_queue_max_events", "gauge",
+                 "The queue's event limit (0: none).", x->queue_max_events);
+        prom_one(out, "tudev_queue_bytes", "gauge",
+                 "Bytes held by queued and running events now.", x->queue_bytes);
+        prom_one(out, "tudev_queue_peak_bytes", "gauge",
+                 "Most bytes held by queued and running events at once since start.",
+                 x->queue_bytes_peak);
+        prom_one(out, "tudev_queue_max_bytes", "gauge",
+                 "The queue's byte limit (0: none).", x->queue_max_bytes);
+        prom_one(out, "tudev_queue_budget_pauses_total", "counter",
+                 "Times the listener stopped reading because the queue was at its limit.",
+                 x->budget_pauses);
         prom_one(out, "tudev_programs_run_total", "counter", "Programs run by rules.",
                  s->programs_run);
         prom_one(out, "tudev_programs_failed_total", "counter",

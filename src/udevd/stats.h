@@ -92,6 +92,12 @@ struct stats_snapshot {
 /* What the manager adds from its other modules. */
 struct stats_extra {
         uint64_t queued, running;  /* queue depth now */
+        /* The queue's budget (event-queue.h): bytes charged now and at most
+         * since start, the limits (0 = none), and how often the listener
+         * stopped reading because the queue was at its budget. */
+        uint64_t queue_bytes, queue_bytes_peak;
+        uint64_t queue_max_events, queue_max_bytes;
+        uint64_t budget_pauses;
         uint64_t overruns, lost;   /* kernel buffer overruns, SEQNUMs lost */
         uint64_t resyncs;          /* recoveries run after overruns */
         uint64_t coalesced;        /* events merged into a queued one (event-queue.h) */

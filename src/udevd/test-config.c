@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: test */
+#include <errno.h>
 #include <signal.h>
 
 #include "shared/log.h"
@@ -59,6 +60,50 @@ static void test_udev_conf_invalid(void)
         ASSERT_TRUE(!c.explain_events_set);
 }
 
+static void test_queue_budget(void)
+{
+        struct udevd_config c = { 0 };
+        struct udevd_settings set = { .queue_max_events = 1000, .queue_max_bytes = 1 };
+        uint64_t b = 7;
+        unsigned e = 7;
+
+        udev_conf_parse("queue_max_events=200\nqueue_max_bytes=256K\n", "q.conf", &c);
+        ASSERT_TRUE(c.queue_max_events_set && c.queue_max_bytes_set);
+        udevd_config_apply(&c, &set);
+        ASSERT_EQ(set.queue_max_events, 200);
+        ASSERT_EQ(set.queue_max_bytes, 256 * 1024);
+
+        ASSERT_EQ(queue_max_bytes_from_string("16384", &b), 0);
+        ASSERT_EQ(b, 16384);
+        ASSERT_EQ(queue_max_bytes_from_string("3M", &b), 0);
+        ASSERT_EQ(b, 3 * 1024 * 1024);
+        ASSERT_EQ(queue_max_bytes_from_string("64G", &b), 0);
+        ASSERT_EQ(b, UINT64_C(64) << 30);
+        b = 7;
+        const char *bad_bytes[] = { "", "K", "16383", "15K", "65G", "1T", "8m", "8MB", "-8M",
+                                    " 8M", "8 M", "0x100000", "99999999999999999999999" };
+        for (size_t i = 0; i < ARRAY_SIZE(bad_bytes); i++)
+                ASSERT_EQ(queue_max_bytes_from_string(bad_bytes[i], &b), -EINVAL);
+        ASSERT_EQ(b, 7);
+
+        ASSERT_EQ(queue_max_events_from_string("1", &e), 0);
+        ASSERT_EQ(e, 1);
+        ASSERT_EQ(queue_max_events_from_string("1000000", &e), 0);
+        ASSERT_EQ(e, 1000000);
+        e = 7;
+        const char *bad_events[] = { "", "0", "-1", "1000001", "1K", "12x", " 5" };
+        for (size_t i = 0; i < ARRAY_SIZE(bad_events); i++)
+                ASSERT_EQ(queue_max_events_from_string(bad_events[i], &e), -EINVAL);
+        ASSERT_EQ(e, 7);
+
+        /* invalid values are ignored; the kernel command line does not set them */
+        struct udevd_config d = { 0 };
+        udev_conf_parse("queue_max_events=0\nqueue_max_bytes=1\n", "bad.conf", &d);
+        ASSERT_TRUE(!d.queue_max_events_set && !d.queue_max_bytes_set);
+        proc_cmdline_parse("udev.queue_max_events=5 udev.queue_max_bytes=1M", false, &d);
+        ASSERT_TRUE(!d.queue_max_events_set && !d.queue_max_bytes_set);
+}
+
 static void test_cmdline(void)
 {
         struct udevd_config c = { 0 };
@@ -103,6 +148,7 @@ int main(void)
         log_set_max_level(LOG_ERR);
         TEST_RUN(test_udev_conf);
         TEST_RUN(test_udev_conf_invalid);
+        TEST_RUN(test_queue_budget);
         TEST_RUN(test_cmdline);
         TEST_RUN(test_precedence);
         return 0;

@@ -2,6 +2,7 @@
 /* threads: test (several threads in the stress tests) */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -99,6 +100,15 @@ static struct event_queue *new_queue(struct counters *c, size_t capacity)
 static void push1(struct event_queue *q, struct uevent *ev)
 {
         ASSERT_EQ(event_queue_push(q, &ev, 1), 0);
+}
+
+/* The allocated size of a record, which is freed. */
+static size_t mk_size_free(struct uevent *ev)
+{
+        size_t n = ev->alloc_size;
+
+        uevent_free(ev);
+        return n;
 }
 
 static struct event_queue_stats stats(struct event_queue *q)
@@ -1376,6 +1386,228 @@ static void scale_drain(struct event_queue *q, struct stopwatch *sw, size_t n)
         sw_stop(sw);
 }
 
+/* ------------------------------------------------------------- budget */
+
+/* Push one record, return what it was charged (stats before and after). */
+static size_t push_charged(struct event_queue *q, struct uevent *ev)
+{
+        size_t before = stats(q).bytes, alloc = ev->alloc_size;
+
+        push1(q, ev);
+        ASSERT_TRUE(stats(q).bytes > before + alloc); /* the record and the overhead */
+        return stats(q).bytes - before;
+}
+
+/* Bytes: charged at push, kept while running, released at done, abandon
+ * and drop; merges charge the first and the newest record; the peak stays. */
+static void test_bytes_accounting(void)
+{
+        char big[2048];
+        struct queued_event *a, *b, *x;
+        struct abandon_ctx ab;
+        struct event_queue *q;
+        struct counters c;
+        struct uevent *ev;
+        size_t ca, cb, cc, peak, alloc2, alloc3;
+
+        q = new_queue(&c, 0);
+        ASSERT_EQ(stats(q).bytes, 0);
+        ca = push_charged(q, mk(1, "add", "/devices/a", "test", NULL));
+        memset(big, 'x', sizeof(big) - 1);
+        big[sizeof(big) - 1] = '\0';
+        memcpy(big, "BIG=", 4);
+        ev = mk(2, "add", "/devices/b", "test", big, NULL);
+        alloc2 = ev->alloc_size;
+        cb = push_charged(q, ev);
+        ASSERT_TRUE(cb >= ca + sizeof(big));
+        ASSERT_EQ(cb - alloc2, ca - mk_size_free(mk(9, "add", "/devices/a", "test", NULL)));
+        ASSERT_EQ(stats(q).bytes, ca + cb);
+        a = take_now(q, 1);
+        ASSERT_EQ(stats(q).bytes, ca + cb); /* running events count */
+        event_queue_done(q, a);
+        ASSERT_EQ(stats(q).bytes, cb);
+        ASSERT_EQ(stats(q).bytes_peak, ca + cb);
+        b = take_now(q, 2);
+        event_queue_done(q, b);
+        ASSERT_EQ(stats(q).bytes, 0);
+        ASSERT_EQ(stats(q).bytes_peak, ca + cb);
+
+        /* merges: the first record stays, the newest replaces the one between */
+        event_queue_set_coalesce(q, true);
+        cc = push_charged(q, mk_change(10, "P=a"));
+        ev = mk_change(11, "P=bb");
+        alloc2 = ev->alloc_size;
+        push1(q, ev);
+        ASSERT_EQ(stats(q).coalesced_total, 1);
+        ASSERT_EQ(stats(q).bytes, cc + alloc2);
+        ev = mk_change(12, "P=cccccccccccccccccccccccccccccccccccccccc");
+        alloc3 = ev->alloc_size;
+        push1(q, ev);
+        ASSERT_EQ(stats(q).coalesced_total, 2);
+        ASSERT_EQ(stats(q).bytes, cc + alloc3);
+        x = take_now(q, 12);
+        event_queue_done(q, x);
+        ASSERT_EQ(stats(q).bytes, 0);
+
+        /* abandoned: out of the budget at once, done later changes nothing */
+        peak = stats(q).bytes_peak;
+        ca = push_charged(q, mk(20, "add", "/devices/a", "test", NULL));
+        cb = push_charged(q, mk(21, "add", "/devices/b", "test", NULL));
+        a = take_now(q, 20);
+        ab = (struct abandon_ctx){ .q = q, .seqnum = 20 };
+        event_queue_foreach_running(q, abandon_cb, &ab);
+        ASSERT_EQ(stats(q).bytes, cb);
+        event_queue_done(q, a);
+        ASSERT_EQ(stats(q).bytes, cb);
+
+        /* dropped at shutdown: released; the running one stays until done */
+        b = take_now(q, 21);
+        push_charged(q, mk(22, "add", "/devices/c", "test", NULL));
+        event_queue_shutdown(q, true);
+        ASSERT_EQ(stats(q).bytes, cb);
+        event_queue_done(q, b);
+        ASSERT_EQ(stats(q).bytes, 0);
+        ASSERT_TRUE(stats(q).bytes_peak >= peak);
+        event_queue_free(q);
+}
+
+/* room() and wait_capacity() stop at either limit; clock-free (a deadline
+ * in the past only looks). */
+static void test_budget_either_limit(void)
+{
+        struct queued_event *a, *b;
+        struct event_queue *q;
+        struct counters c;
+        size_t one;
+
+        /* the byte limit binds first: room for 2.5 events, 5 by count */
+        q = new_queue(&c, 5);
+        ASSERT_EQ(event_queue_room(q), 5);
+        one = push_charged(q, mk(1, "add", "/devices/a", "test", NULL));
+        event_queue_set_max_bytes(q, one * 5 / 2);
+        ASSERT_EQ(stats(q).max_bytes, one * 5 / 2);
+        ASSERT_EQ(stats(q).max_events, 5);
+        ASSERT_EQ(event_queue_room(q), 1); /* 1.5 events' bytes left: one */
+        ASSERT_EQ(event_queue_wait_capacity(q, 0), 0);
+        push1(q, mk(2, "add", "/devices/b", "test", NULL));
+        ASSERT_EQ(event_queue_room(q), 1); /* under the limit: at least one */
+        push1(q, mk(3, "add", "/devices/c", "test", NULL));
+        ASSERT_TRUE(stats(q).bytes >= one * 5 / 2);
+        ASSERT_EQ(event_queue_room(q), 0);
+        ASSERT_EQ(event_queue_wait_capacity(q, 0), -ETIMEDOUT);
+        a = take_now(q, 1);
+        ASSERT_EQ(event_queue_room(q), 0); /* running events count */
+        event_queue_done(q, a);
+        ASSERT_EQ(event_queue_room(q), 1);
+        ASSERT_EQ(event_queue_wait_capacity(q, 0), 0);
+        /* raising the limit makes room */
+        push1(q, mk(4, "add", "/devices/d", "test", NULL));
+        ASSERT_EQ(event_queue_room(q), 0);
+        event_queue_set_max_bytes(q, 0);
+        ASSERT_EQ(event_queue_room(q), 2); /* 3 of 5 events */
+        event_queue_free(q);
+
+        /* the event limit binds first */
+        q = new_queue(&c, 2);
+        event_queue_set_max_bytes(q, 1024 * 1024);
+        push1(q, mk(1, "add", "/devices/a", "test", NULL));
+        ASSERT_EQ(event_queue_room(q), 1);
+        push1(q, mk(2, "add", "/devices/b", "test", NULL));
+        ASSERT_TRUE(stats(q).bytes < 1024 * 1024);
+        ASSERT_EQ(event_queue_room(q), 0);
+        ASSERT_EQ(event_queue_wait_capacity(q, 0), -ETIMEDOUT);
+        a = take_now(q, 1);
+        b = take_now(q, 2);
+        event_queue_done(q, b);
+        ASSERT_EQ(event_queue_room(q), 1);
+        event_queue_done(q, a);
+        ASSERT_EQ(event_queue_room(q), 2);
+
+        /* no limits: unlimited room; after shutdown none */
+        event_queue_free(q);
+        q = new_queue(&c, 0);
+        ASSERT_EQ(event_queue_room(q), SIZE_MAX);
+        event_queue_shutdown(q, true);
+        ASSERT_EQ(event_queue_room(q), 0);
+        ASSERT_EQ(event_queue_wait_capacity(q, 0), -ESHUTDOWN);
+        event_queue_free(q);
+}
+
+/* A big event shrinks the room the byte limit leaves: the producer may push
+ * no more than would fit if each cost as much as the largest so far. */
+static void test_budget_room_largest(void)
+{
+        char big[4096];
+        struct event_queue *q;
+        struct counters c;
+        size_t small, large;
+
+        q = new_queue(&c, 0);
+        small = push_charged(q, mk(1, "add", "/devices/a", "test", NULL));
+        event_queue_set_max_bytes(q, small * 41); /* 40 small ones left */
+        ASSERT_EQ(event_queue_room(q), 40);
+        memset(big, 'x', sizeof(big) - 1);
+        big[sizeof(big) - 1] = '\0';
+        memcpy(big, "BIG=", 4);
+        large = push_charged(q, mk(2, "add", "/devices/b", "test", big, NULL));
+        ASSERT_TRUE(large > 4 * small);
+        ASSERT_EQ(event_queue_room(q), (small * 41 - small - large) / large);
+        event_queue_free(q);
+}
+
+struct room_waiter {
+        struct event_queue *q;
+        atomic_int result;
+};
+
+static void *room_waiter_main(void *userdata)
+{
+        struct room_waiter *w = userdata;
+
+        atomic_store(&w->result, event_queue_wait_capacity(w->q, USEC_INFINITY));
+        return NULL;
+}
+
+/* A producer waiting at the byte limit is woken when an event is done (or
+ * abandoned): no timeout involved, it waits for ever otherwise. */
+static void test_budget_wakeup(void)
+{
+        struct room_waiter w;
+        struct queued_event *a;
+        struct abandon_ctx ab;
+        struct event_queue *q;
+        struct counters c;
+        pthread_t t;
+        size_t one;
+
+        q = new_queue(&c, 100);
+        one = push_charged(q, mk(1, "add", "/devices/a", "test", NULL));
+        event_queue_set_max_bytes(q, one);
+        ASSERT_EQ(event_queue_room(q), 0);
+        for (int round = 0; round < 2; round++) {
+                w = (struct room_waiter){ .q = q };
+                atomic_init(&w.result, 1);
+                ASSERT_EQ(thread_start(&t, room_waiter_main, &w), 0);
+                while (stats(q).space_waiters == 0)
+                        sched_yield(); /* it is inside, and the queue is at its limit */
+                ASSERT_EQ(atomic_load(&w.result), 1);
+                a = take_now(q, 1 + (uint64_t)round);
+                ASSERT_EQ(atomic_load(&w.result), 1); /* running still counts */
+                if (round == 0) {
+                        event_queue_done(q, a);
+                } else {
+                        ab = (struct abandon_ctx){ .q = q, .seqnum = 2 };
+                        event_queue_foreach_running(q, abandon_cb, &ab);
+                }
+                ASSERT_EQ(pthread_join(t, NULL), 0);
+                ASSERT_EQ(atomic_load(&w.result), 0);
+                if (round == 0)
+                        push1(q, mk(2, "add", "/devices/a", "test", NULL));
+        }
+        event_queue_done(q, a);
+        event_queue_free(q);
+}
+
 static void test_scale_independent(void)
 {
         enum { N = 10000, BATCH = 100 };
@@ -1770,6 +2002,10 @@ int main(void)
         TEST_RUN(test_coalesce_basic);
         TEST_RUN(test_coalesce_not);
         TEST_RUN(test_coalesce_synth_uuid);
+        TEST_RUN(test_bytes_accounting);
+        TEST_RUN(test_budget_either_limit);
+        TEST_RUN(test_budget_room_largest);
+        TEST_RUN(test_budget_wakeup);
         TEST_RUN(test_scale_independent);
         TEST_RUN(test_scale_chain);
         TEST_RUN(test_stress);

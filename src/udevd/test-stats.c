@@ -145,7 +145,10 @@ static void test_formats(void)
         const struct stats_extra x = { .queued = 3, .running = 1, .rules_generation = 7,
                                        .explain_events = 5, .explain_bytes = 4400,
                                        .explain_max_events = 256,
-                                       .explain_max_bytes = 262144 };
+                                       .explain_max_bytes = 262144,
+                                       .queue_bytes = 4096, .queue_bytes_peak = 65536,
+                                       .queue_max_events = 200, .queue_max_bytes = 262144,
+                                       .budget_pauses = 5 };
         const struct stats_extra off = { .rules_generation = 7 };
         const struct stats_timing t = { .received = 1, .broadcast = 2000 };
         struct query_out o = {};
@@ -160,6 +163,9 @@ static void test_formats(void)
         ASSERT_TRUE(strstr(o.buf, "3 queued, 1 running") != NULL);
         ASSERT_TRUE(strstr(o.buf, "Explain traces:    5 events, 4400 bytes (at most 256 events, "
                                   "262144 bytes)\n") != NULL);
+        ASSERT_TRUE(strstr(o.buf, "(limit 200)\n") != NULL);
+        ASSERT_TRUE(strstr(o.buf, "Queue memory:      4096 bytes, peak 65536 (limit 262144); "
+                                  "reading paused 5 times at the limit\n") != NULL);
         query_out_done(&o);
         stats_format_text(s, &off, &o);
         ASSERT_TRUE(strstr(o.buf, "Explain traces:    off\n") != NULL);
@@ -169,6 +175,8 @@ static void test_formats(void)
         ASSERT_TRUE(strstr(o.buf, "\"rules_generation\": 7,") != NULL);
         ASSERT_TRUE(strstr(o.buf, "\"explain\": {\"events\": 5, \"bytes\": 4400, "
                                   "\"max_events\": 256, \"max_bytes\": 262144},\n") != NULL);
+        ASSERT_TRUE(strstr(o.buf, "\"max_events\": 200,\n    \"bytes\": 4096, \"bytes_peak\": "
+                                  "65536, \"max_bytes\": 262144, \"budget_pauses\": 5},") != NULL);
         ASSERT_TRUE(strstr(o.buf, "{\"le\": 2048, \"count\": 1}") != NULL);
         query_out_done(&o);
         stats_format_prometheus(s, &x, &o);
@@ -185,6 +193,12 @@ static void test_formats(void)
         ASSERT_TRUE(strstr(o.buf, "# TYPE tudev_explain_bytes gauge\ntudev_explain_bytes 4400\n"));
         ASSERT_TRUE(strstr(o.buf, "tudev_explain_max_events 256\n"));
         ASSERT_TRUE(strstr(o.buf, "tudev_explain_max_bytes 262144\n"));
+        ASSERT_TRUE(strstr(o.buf, "tudev_queue_bytes 4096\n"));
+        ASSERT_TRUE(strstr(o.buf, "tudev_queue_peak_bytes 65536\n"));
+        ASSERT_TRUE(strstr(o.buf, "tudev_queue_max_bytes 262144\n"));
+        ASSERT_TRUE(strstr(o.buf, "tudev_queue_max_events 200\n"));
+        ASSERT_TRUE(strstr(o.buf, "# TYPE tudev_queue_budget_pauses_total counter\n"
+                                  "tudev_queue_budget_pauses_total 5\n"));
         query_out_done(&o);
         free(s);
 }

@@ -88,6 +88,12 @@ def test_stats_counts_real_events(udevd_factory, udevadm, tmp_path, net, loops, 
     assert s["programs"]["killed"] == 0
     assert s["queue"]["queued"] == 0 and s["queue"]["running"] == 0
     assert s["queue"]["peak"] >= 1
+    # the budget: the defaults, nothing held at rest, a peak, no pause
+    q = s["queue"]
+    assert (q["max_events"], q["max_bytes"]) == (1000, 8 * 1024 * 1024), q
+    assert q["bytes"] == 0 and q["budget_pauses"] == 0, q
+    # each event held at least its record (the kernel's message and more)
+    assert 300 <= q["bytes_peak"] <= q["peak"] * 8192, q
     assert s["netlink"]["overruns"] == 0 and s["netlink"]["resyncs"] == 0
     # every event's rules trace is kept for udevadm explain (default ring)
     x = s["explain"]
@@ -111,6 +117,10 @@ def test_stats_counts_real_events(udevd_factory, udevadm, tmp_path, net, loops, 
         assert re.search(r"^  %s +%d " % (st, len(seen)), text, re.M), text
     assert re.search(r"^Explain traces: +%d events, %d bytes \(at most 256 events, 262144 bytes\)$"
                      % (len(seen), x["bytes"]), text, re.M), text
+    assert re.search(r"^Queue: +0 queued, 0 running, peak %d \(limit 1000\)$" % q["peak"],
+                     text, re.M), text
+    assert re.search(r"^Queue memory: +0 bytes, peak %d \(limit 8388608\); reading paused 0 "
+                     r"times at the limit$" % q["bytes_peak"], text, re.M), text
 
     check_prometheus(stats(udevadm, "--prometheus"), want, len(seen),
                      {"tudev_explain_events": len(seen), "tudev_explain_bytes": x["bytes"],
@@ -148,6 +158,13 @@ def check_prometheus(text, want, n_events, gauges=None):
         assert [s for n, _, s in samples if n == name] == [float(v)], name
     ev = {(l["subsystem"], l["action"]): v for n, l, v in samples if n == "tudev_events_total"}
     assert ev == {k: float(v) for k, v in want.items()}
+    one = {n: v for n, l, v in samples if not l}
+    assert one["tudev_queue_max_events"] == 1000
+    assert one["tudev_queue_max_bytes"] == 8 * 1024 * 1024
+    assert one["tudev_queue_bytes"] == 0 and one["tudev_queue_peak_bytes"] >= 300
+    assert one["tudev_queue_budget_pauses_total"] == 0
+    assert types["tudev_queue_budget_pauses_total"] == "counter"
+    assert types["tudev_queue_peak_bytes"] == "gauge"
     for st in STAGES:
         buckets = [(l["le"], v) for n, l, v in samples
                    if n == "tudev_event_stage_seconds_bucket" and l["stage"] == st]
