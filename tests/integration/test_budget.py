@@ -10,7 +10,9 @@ the kernel's socket buffer; a ping then must not pull the socket into memory
 within a bound derived from the budget; and once the queue runs, no event may
 be lost: every SEQNUM the kernel sent is broadcast (or, after a kernel buffer
 overrun, inside a range the daemon logged as lost and counted), each exactly
-once, and the database holds every interface's last state.
+once, and the database holds every interface's last state. A last test lets
+the kernel buffer (made small) overflow behind the budget: the overrun
+resync must recover, and every SEQNUM be broadcast or logged as lost.
 
 The storm's size is $TUDEV_BUDGET_EVENTS: 100000 by default in the plain
 build, 10000 in the sanitizer builds (docs/testing.md). The memory bound is
@@ -29,7 +31,7 @@ import time
 
 import pytest
 
-from stormlib import NET, Recorder, plain_build, write_rules
+from stormlib import NET, Recorder, Storm, plain_build, storm_rules, write_rules
 from tudevlib import ctrl_ping, ctrl_query, ifindex, run, wait_until
 
 TAG = "bgt"
@@ -310,3 +312,81 @@ def test_budget_options_and_conf(udevd_factory, tmp_path):
         assert "Invalid --queue-max-bytes='9Q'" in log, log
     finally:
         del os.environ["TUDEV_UDEV_CONF"]
+
+
+def test_budget_overrun_resync(udevd_factory, udevadm, tmp_path):
+    """Past the budget the kernel buffer holds the storm; when that overflows
+    too (a small buffer here), the overrun resync recovers: every SEQNUM the
+    kernel sent is broadcast or inside a range logged as lost, and the
+    database matches the interfaces that exist."""
+    storm = Storm("bgo", 100)
+    rules = storm_rules(tmp_path / "rules", storm)
+    d = udevd_factory("--children-max=4", "--rules-dir=" + rules,
+                      "--queue-max-events=50", "--queue-max-bytes=64K",
+                      "--debug-netlink-rcvbuf=65536",
+                      "--debug-resync-match=" + storm.resync_glob(), debug=False)
+    kmon = Recorder(1, storm.is_ours)
+    umon = Recorder(2, storm.is_ours)
+    try:
+        pre = [("bgopre%da" % i, "bgopre%db" % i) for i in range(10)]
+        pre_group = storm.add_pairs(pre)
+        pre_names = [n for p in pre for n in p]
+        pre_if = {n: ifindex(n) for n in pre_names}
+        assert wait_until(lambda: all(os.path.exists("/run/udev/data/n%d" % i)
+                                      for i in pre_if.values()), 60), "warm-up"
+        assert run([udevadm, "settle", "-t", "60"], timeout=90).returncode == 0
+        kmark, umark, log_mark = len(kmon.snapshot()), len(umon.snapshot()), d.log_size()
+
+        # The queue stopped at its budget: the new pairs' events and the old
+        # pairs' removes go to the kernel buffer (128 KiB), which overflows.
+        assert run([udevadm, "control", "--stop-exec-queue"]).returncode == 0
+        new = [("bgonew%da" % i, "bgonew%db" % i) for i in range(100)]
+        for k in range(0, len(new), 25):
+            storm.add_pairs(new[k:k + 25])
+        storm.del_group(pre_group)
+        assert wait_until(lambda: stats_json()["queue"]["budget_pauses"] >= 1, 30)
+        assert stats_json()["queue"]["queued"] == 50
+        assert run([udevadm, "control", "--start-exec-queue"]).returncode == 0
+
+        assert wait_until(lambda: "Recovered from the kernel buffer overrun"
+                          in d.log_since(log_mark), 180, 0.05), d.log_tail()
+        assert run([udevadm, "settle", "-t", "60"], timeout=90).returncode == 0
+        s = stats_json()
+        log = d.log_since(log_mark)
+        assert s["netlink"]["overruns"] >= 1 and s["netlink"]["resyncs"] >= 1, s["netlink"]
+        assert s["queue"]["peak"] <= 50, s["queue"]
+
+        # Zero lost after the resync: each kernel SEQNUM broadcast, or lost
+        # in a logged range (and counted).
+        kseq = {r.seqnum: r for r in kmon.snapshot()[kmark:]}
+        uev = umon.snapshot()[umark:]
+        broadcast = {r.seqnum for r in uev if "TUDEV_RESYNC" not in r.props}
+        ranges = [(int(m.group(2)), int(m.group(3))) for m in LOST_RE.finditer(log)]
+        missing = sorted(set(kseq) - broadcast)
+        assert missing, "no event was lost: the test did not overrun the buffer"
+        unexplained = [q for q in missing if not any(a <= q <= b for a, b in ranges)]
+        assert not unexplained, (unexplained[:10], ranges)
+        assert len(missing) <= s["netlink"]["lost"]
+
+        # The database matches what exists; the vanished got their remove.
+        now_if = {n: ifindex(n) for n in os.listdir("/sys/class/net") if n.startswith("bgo")}
+        assert len(now_if) == 200
+        for n, i in now_if.items():
+            assert os.path.exists("/run/udev/data/n%d" % i), "no record for %s" % n
+        for n, i in pre_if.items():
+            assert not os.path.exists("/run/udev/data/n%d" % i), "stale record for %s" % n
+        last = {}
+        for r in uev:
+            last[r.devpath] = r
+        for n in now_if:
+            assert last.get(NET + n) and last[NET + n].action == "add", n
+        for n in pre_if:
+            assert last.get(NET + n) and last[NET + n].action == "remove", n
+        print("\nbudget 50 events, 128 KiB kernel buffer: %d SEQNUMs sent, %d lost in %s; "
+              "%d pauses, %d resyncs"
+              % (len(kseq), len(missing), ranges, s["queue"]["budget_pauses"],
+                 s["netlink"]["resyncs"]))
+    finally:
+        kmon.close()
+        umon.close()
+        storm.cleanup()
