@@ -12,7 +12,8 @@
 struct exec_client;
 
 #define UDEVD_RUN_DIR "/run/udev"
-/* Queued+running events before the listener pauses; the rest wait in the
+/* The default event budget (--queue-max-events=, queue_max_events=):
+ * queued+running events before the listener pauses; the rest wait in the
  * kernel socket buffer (128 MiB requested, doubled by the kernel: room for
  * roughly 200,000 uevents). Each queued event costs about 1 KiB of udevd's
  * memory (record and dependency index), all of it touched, so the capacity
@@ -26,8 +27,9 @@ struct exec_client;
  * uevent carries at most 2 KiB of properties (UEVENT_BUFFER_SIZE) plus its
  * "ACTION@DEVPATH" header, and is charged about twice its size (the record
  * with its property index, the queue entry, the dependency node): ordinary
- * uevents cost 0.5-1.5 KiB, the largest possible about 6 KiB. So the byte
- * limit never binds before the event limit unless that is raised. */
+ * uevents cost 0.5-1.5 KiB (a veth "change" 780 bytes), the largest
+ * possible about 7 KiB. So the byte limit never binds before the event
+ * limit unless that is raised. */
 #define UDEVD_QUEUE_MAX_BYTES (8 * 1024 * 1024)
 /* Accepted limits of --queue-max-events=, queue_max_events= and
  * --queue-max-bytes=, queue_max_bytes= (both at least one event's worth). */
