@@ -1792,7 +1792,10 @@ static enum rules_trace_value trace_parent_value(struct exec_state *x, const str
                 char vbuf[UDEV_NAME_SIZE];
                 if (!attr_value(x, t, d, vbuf, &v))
                         return RULES_TRACE_VALUE_ABSENT;
-                break;
+                /* v may point into vbuf: copy it while vbuf lives */
+                copy_str(buf, size, v);
+                *ret = buf;
+                return RULES_TRACE_VALUE_STRING;
         }
         case TK_M_PARENTS_TAG: {
                 const struct db_record *db;
