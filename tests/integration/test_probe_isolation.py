@@ -41,6 +41,7 @@ devtmpfs as in test_builtins_blkid.py) and trigger "change" events:
 import itertools
 import os
 import re
+import uuid
 import socket
 import resource
 import statistics
@@ -352,7 +353,10 @@ def test_pool_stays_small_in_a_storm(loopdevs, daemon, udev_mon):
     since = udev_mon.mark()
     for _ in range(5):
         for name in names:
-            trigger_uevent("/sys/devices/virtual/block/%s" % name)
+            # each with its own SYNTH_UUID: storm damping (udevd(8)) never
+            # merges such a change into another, so all five are probed
+            trigger_uevent("/sys/devices/virtual/block/%s" % name,
+                           "change %s" % uuid.uuid4())
     for name in names:
         devpath = "/devices/virtual/block/" + name
         got = udev_mon.wait_for(lambda ev, p=devpath: ev.devpath == p and ev.action == "change",
