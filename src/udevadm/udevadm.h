@@ -29,6 +29,8 @@ int stats_main(int argc, char *argv[]);
 /* udevadm explain [--seqnum=N] [DEVPATH|SYSPATH|DEVNODE] (explain.c) */
 int explain_main(int argc, char *argv[]);
 int monitor_main(int argc, char *argv[]);
+/* udevadm record --output=FILE [--duration=S] (record.c) */
+int record_main(int argc, char *argv[]);
 int trigger_main(int argc, char *argv[]);
 int verify_main(int argc, char *argv[]);
 /* cat.c */
