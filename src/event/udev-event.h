@@ -58,6 +58,12 @@ struct run_entry {
 struct udev_spawner {
         int (*spawn)(void *userdata, const char *cmd, char *const envp[], bool is_run,
                      uint64_t deadline_usec, char *out, size_t out_size, bool *truncated);
+        /* Optional gate for IMPORT{builtin} (NULL: every builtin runs): called
+         * with the builtin's id (enum builtin_id) and its substituted command
+         * line before it runs; returns 1 to run it, else the result the rules
+         * see instead (>= 0 success, -errno failure). udevadm replay uses it
+         * to keep builtins that touch the system from running. */
+        int (*builtin)(void *userdata, int id, const char *cmd);
         void *userdata;
 };
 
@@ -83,6 +89,8 @@ struct udev_event {
         uint64_t start_usec;             /* CLOCK_MONOTONIC when processing started */
         uint64_t timeout_usec;           /* event timeout: deadline for programs */
         bool dry_run;                    /* udevadm test without --apply: no writes, no RUN */
+        bool offline;                    /* udevadm replay (with dry_run): a NAME rename is
+                                          * taken as done, without asking the kernel */
         const struct node_mac *mac;      /* active security modules for SECLABEL, NULL = none */
         struct rules_trace *trace;       /* record what the rules do (rules/rules-trace.h),
                                           * NULL = no tracing; owned by the caller */

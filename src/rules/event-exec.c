@@ -188,6 +188,11 @@ static int build_db_record(struct udev_event *ev, struct db_record *rec)
         return r;
 }
 
+int udev_event_db_record(struct udev_event *ev, struct db_record *rec)
+{
+        return build_db_record(ev, rec);
+}
+
 /* ---- the pipelines ---- */
 
 static int execute_remove(struct udev_event *ev, const struct rules *rules, struct node_info *ni)
@@ -290,7 +295,7 @@ static int rename_netif(struct udev_event *ev, struct node_info *ni)
                             ev->name);
                 return 0;
         }
-        if (ev->dry_run) {
+        if (ev->dry_run && !ev->offline) {
                 log_info("%s: would rename network interface %i to '%s' (not applied)", oldname,
                          ifindex, ev->name);
                 return 0;
@@ -298,6 +303,9 @@ static int rename_netif(struct udev_event *ev, struct node_info *ni)
         r = proplist_set(&ev->props, "ID_RENAMING", "1", false);
         if (r < 0)
                 return r;
+        /* offline (replay): the recording holds what the kernel did next (a move) */
+        if (ev->offline)
+                return event_rename_props(ev, oldname, ev->name);
         write_renaming_db(ev, ni);
         r = netif_rename(ifindex, ev->name, oldname);
         if (r < 0) {

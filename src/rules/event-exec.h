@@ -14,7 +14,9 @@
  *
  * The RUN list (rules_execute_run()) and the broadcast are the caller's.
  * With ev->dry_run nothing is written (rules only; ATTR/SYSCTL writes are
- * skipped by the evaluator). All paths come from the event's device_ctx
+ * skipped by the evaluator). udevadm replay adds ev->offline: a NAME
+ * rename is then taken as done (DEVPATH, INTERFACE, INTERFACE_OLD and
+ * ID_RENAMING as after a successful rename) without asking the kernel. All paths come from the event's device_ctx
  * roots: <dev> for nodes and links, <run> for links/, data/ and tags/. */
 
 #include "rules/rules.h"
@@ -24,6 +26,13 @@
  * (an empty record when there is none). Returns 0, or -errno if the rules
  * aborted or the DB could not be written (the event failed). */
 int udev_event_execute(struct udev_event *ev, const struct rules *rules);
+
+/* The database record the pipeline writes after the rules of a non-remove
+ * event (rule-set properties, links relative to /dev, tags, link priority,
+ * usec_initialized, persistence), for callers that run with dry_run and keep
+ * a database of their own (udevadm replay). *rec must be empty; the caller
+ * clears it (db_record_clear()). 0 or -ENOMEM. */
+int udev_event_db_record(struct udev_event *ev, struct db_record *rec);
 
 /* The logical devnode ("/dev/sda") of the event device or NULL; buf holds
  * it when it had to be derived from the device view. */

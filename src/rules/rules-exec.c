@@ -730,8 +730,14 @@ static int run_builtin(struct udev_event *ev, enum builtin_id id, char *cmd)
 {
         char *argv[ARGV_MAX + 1];
         size_t argc;
-        int r = udev_split_cmdline(cmd, argv, ARGV_MAX + 1, &argc);
+        int r;
 
+        if (ev->spawner.builtin) {
+                r = ev->spawner.builtin(ev->spawner.userdata, (int)id, cmd);
+                if (r != 1)
+                        return r;
+        }
+        r = udev_split_cmdline(cmd, argv, ARGV_MAX + 1, &argc);
         if (r < 0)
                 return r;
         /* `test` is for udevadm test-builtin only: builtins then print */

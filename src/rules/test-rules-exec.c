@@ -115,6 +115,9 @@ static void reset_db(void)
         close(fd);
 }
 
+/* Adjusts each event before it runs (NULL: nothing). */
+static void (*tev_hook)(struct udev_event *ev);
+
 /* Compile `text`, build the event from the kernel datagram, run the rules
  * (only the rules, or the whole pipeline with `execute`). */
 static void tev_run(struct tev *t, const char *text, const char *dgram, size_t len, bool execute)
@@ -136,6 +139,8 @@ static void tev_run(struct tev *t, const char *text, const char *dgram, size_t l
         t->ev.spawner = (struct udev_spawner){ .spawn = fake_spawn };
         t->ev.start_usec = now_usec(CLOCK_MONOTONIC);
         t->ev.timeout_usec = 10 * USEC_PER_SEC;
+        if (tev_hook)
+                tev_hook(&t->ev);
         t->r = execute ? udev_event_execute(&t->ev, t->rules) : rules_apply(t->rules, &t->ev);
 }
 
@@ -910,11 +915,77 @@ static void test_spawn_direct(void)
         ASSERT_STREQ(out, "a");
 }
 
+/* ---- udevadm replay's mode: the builtin gate, dry_run + offline ---- */
+
+static unsigned gate_calls;
+static char gate_cmds[2][64];
+
+static int gate(void *userdata, int id, const char *cmd)
+{
+        if (gate_calls < ARRAY_SIZE(gate_cmds))
+                snprintf(gate_cmds[gate_calls], sizeof(gate_cmds[0]), "%s", cmd);
+        gate_calls++;
+        return id == BUILTIN_PATH_ID ? 1 : -EOPNOTSUPP;
+}
+
+static void hook_offline(struct udev_event *ev)
+{
+        ev->spawner.builtin = gate;
+        ev->dry_run = true;
+        ev->offline = true;
+}
+
+static void hook_dry_run(struct udev_event *ev)
+{
+        ev->dry_run = true;
+}
+
+static void test_offline_builtin_gate_and_rename(void)
+{
+        char p[PATH_MAX];
+        struct tev t;
+
+        tev_hook = hook_offline;
+        tev_run(&t,
+                "IMPORT{builtin}==\"kmod load %k\", ENV{K}=\"1\"\n"
+                "IMPORT{builtin}=\"path_id\"\n",
+                SDA_ADD, true);
+        ASSERT_EQ(t.r, 0);
+        ASSERT_EQ(gate_calls, 2);
+        ASSERT_STREQ(gate_cmds[0], "kmod load sda"); /* substituted, then refused */
+        ASSERT_TRUE(prop(&t, "K") == NULL);
+        ASSERT_STREQ(gate_cmds[1], "path_id");       /* let through: it ran */
+        ASSERT_TRUE(prop(&t, "ID_PATH") != NULL);
+        tev_free(&t);
+
+        /* NAME= is taken as done: the event reads as after the rename, and
+         * nothing is written (no renaming record, no interface asked) */
+        tev_run(&t, "NAME=\"lan0\"\n", ETH0_ADD, true);
+        ASSERT_EQ(t.r, 0);
+        ASSERT_STREQ(prop(&t, "INTERFACE"), "lan0");
+        ASSERT_STREQ(prop(&t, "INTERFACE_OLD"), "eth0");
+        ASSERT_STREQ(prop(&t, "ID_RENAMING"), "1");
+        ASSERT_STREQ(prop(&t, "DEVPATH"), PCI_NET "/net/lan0");
+        snprintf(p, sizeof(p), "%s/data/n2", fx.run);
+        ASSERT_EQ(access(p, F_OK), -1);
+        tev_free(&t);
+        /* without offline, dry_run only says it would rename */
+        tev_hook = hook_dry_run;
+        tev_run(&t, "NAME=\"lan0\"\n", ETH0_ADD, true);
+        ASSERT_EQ(t.r, 0);
+        ASSERT_STREQ(t.ev.name, "lan0");
+        ASSERT_STREQ(prop(&t, "INTERFACE"), "eth0");
+        ASSERT_TRUE(prop(&t, "ID_RENAMING") == NULL);
+        tev_free(&t);
+        tev_hook = NULL;
+}
+
 int main(void)
 {
         log_set_max_level(getenv("TEST_DEBUG") ? LOG_DEBUG : LOG_WARNING);
         fixture_setup(&fx);
         TEST_RUN(test_line_mask_and_lazy_driver);
+        TEST_RUN(test_offline_builtin_gate_and_rename);
         TEST_RUN(test_order_and_first_failure);
         TEST_RUN(test_string_escape_per_line);
         TEST_RUN(test_parents);

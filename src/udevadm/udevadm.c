@@ -42,6 +42,7 @@ static const struct verb verbs[] = {
         { "stats",        "Show the daemon's event statistics",     stats_main, false },
         { "monitor",      "Print kernel and daemon events",         monitor_main, false },
         { "record",       "Record kernel events and their sysfs state", record_main, false },
+        { "replay",       "Run the rules over a recording, offline", replay_main, false },
         { "test",         "Simulate the processing of an event",    test_main, false },
         { "explain",      "Show how the rules processed an event",  explain_main, false },
         { "test-builtin", "Run one builtin on a device",            test_builtin_main, false },

@@ -31,6 +31,8 @@ int explain_main(int argc, char *argv[]);
 int monitor_main(int argc, char *argv[]);
 /* udevadm record --output=FILE [--duration=S] (record.c) */
 int record_main(int argc, char *argv[]);
+/* udevadm replay [--rules-dir=DIR]... FILE (replay.c) */
+int replay_main(int argc, char *argv[]);
 int trigger_main(int argc, char *argv[]);
 int verify_main(int argc, char *argv[]);
 /* cat.c */

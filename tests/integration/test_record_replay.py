@@ -5,10 +5,12 @@ kernel event in order with the state of its device, parsed here by an
 independent reader of the format (docs/design.md "Record and replay")."""
 
 import os
+import shutil
 import signal
+import tempfile
 import time
 
-from tudevlib import LineProcess, run, trigger_uevent, wait_until
+from tudevlib import LineProcess, as_nobody, run, trigger_uevent, wait_until
 
 NET = "/devices/virtual/net/"
 
@@ -188,3 +190,151 @@ def test_record_duration_and_errors(tmp_path, udevadm):
     r = run([udevadm, "record", "--output=/nonexistent/dir/x"], timeout=30)
     assert r.returncode == 1 and "/nonexistent/dir/x" in r.stderr
 
+
+# ----------------------------------------------------------------- replay
+
+RULES = r'''SUBSYSTEM=="net", KERNEL=="rr*", ACTION!="remove", ATTR{mtu}=="1500", ENV{RR_MTU}="ok", TAG+="rrtag"
+SUBSYSTEM=="net", KERNEL=="rr*", ACTION!="remove", ATTR{address}=="?*", ENV{RR_ADDR}="$attr{address}"
+SUBSYSTEM=="net", KERNEL=="rr*", PROGRAM=="/bin/false", ENV{RR_NEVER}="1"
+SUBSYSTEM=="net", KERNEL=="rr*", ACTION=="add", ENV{RR_ADDED}="1"
+SUBSYSTEM=="net", KERNEL=="rr*", ACTION=="change", IMPORT{db}="RR_ADDED"
+SUBSYSTEM=="block", KERNEL=="loop*", ACTION!="remove", ENV{RR_ROT}="$attr{queue/rotational}"
+SUBSYSTEM=="block", KERNEL=="loop*", SYMLINK+="rr/%k", MODE="0640", TAG+="rrblk"
+SUBSYSTEM=="block", KERNEL=="loop*", IMPORT{builtin}="kmod load rr_nonexistent"
+SUBSYSTEM=="block", KERNEL=="loop*", RUN+="/bin/true %k"
+'''
+
+
+def write_rules(directory, text):
+    os.makedirs(directory, exist_ok=True)
+    os.chmod(directory, 0o755)
+    with open(os.path.join(directory, "50-rr.rules"), "w") as f:
+        f.write(text)
+    os.chmod(os.path.join(directory, "50-rr.rules"), 0o644)
+
+
+def parse_replay(text):
+    """{seqnum: {"head": ..., "props": {...}, "links": [...], "programs": [...],
+    "builtins": [...], "run": [...], "node": ...}}"""
+    out, cur = {}, None
+    for ln in text.splitlines():
+        if ln.startswith("event "):
+            seq = int(ln.split(" ")[1])
+            cur = out[seq] = {"head": ln, "props": {}, "links": [], "programs": [],
+                              "builtins": [], "run": [], "node": None, "failed": None}
+        elif ln.startswith("  ") and cur is not None:
+            kind, _, rest = ln[2:].partition(" ")
+            if kind == "property":
+                k, _, v = rest.partition("=")
+                cur["props"][k] = v
+            elif kind == "link":
+                cur["links"].append(rest)
+            elif kind == "program":
+                cur["programs"].append(rest)
+            elif kind == "builtin":
+                cur["builtins"].append(rest)
+            elif kind == "run":
+                cur["run"].append(rest)
+            elif kind == "node":
+                cur["node"] = rest
+            elif kind == "failed":
+                cur["failed"] = rest
+    return out
+
+
+def replay(udevadm, rec, rules_dir, tmpdir):
+    """Run as nobody with an almost empty environment."""
+    r = run(as_nobody([udevadm, "replay", "--rules-dir=%s" % rules_dir, rec]),
+            env={"TMPDIR": tmpdir, "SYSTEMD_LOG_LEVEL": "warning"}, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_replay_matches_daemon(tmp_path, udevd_factory, udevadm, net, loops, udev_mon):
+    shared = tempfile.mkdtemp(prefix="rr-replay-")
+    os.chmod(shared, 0o755)
+    scratch = os.path.join(shared, "tmp")
+    os.mkdir(scratch)
+    os.chmod(scratch, 0o1777)
+    rules = os.path.join(shared, "rules")
+    write_rules(rules, RULES)
+    udevd_factory("--children-max=8", "--rules-dir=%s" % rules)
+    rec = Recorder(udevadm, tmp_path)
+    idx = storm(net, loops, udev_mon, rec)
+    loop = loops.devpath(idx)
+    assert udev_mon.wait_for(lambda e: e.devpath == loop and e.action == "remove", timeout=20)
+    assert udev_mon.wait_for(lambda e: e.devpath == NET + "rrb2" and e.action == "remove",
+                             timeout=20)
+    time.sleep(0.3)
+    records = rec.stop()
+    path = os.path.join(shared, "rec.tudev")
+    shutil.copy(rec.path, path)
+    os.chmod(path, 0o644)
+
+    out = replay(udevadm, path, rules, scratch)
+    assert out == replay(udevadm, path, rules, scratch)      # deterministic
+    assert os.listdir(scratch) == []                          # nothing left behind
+    got = parse_replay(out)
+    events = [r for r in records if r[0] == "E"]
+    assert out.splitlines()[-1] == "%d events replayed, 0 failed" % len(events)
+    assert sorted(got) == [r[1] for r in events]
+
+    mine = {r[1]: r[2] for r in events
+            if r[2]["DEVPATH"].startswith(NET + "rr") or r[2]["DEVPATH"] == loop}
+    daemon = {e.seqnum: e for e in udev_mon.snapshot() if e.seqnum in mine}
+    compared = set()
+    for seq, e in daemon.items():
+        want = dict(e.props)
+        want.pop("USEC_INITIALIZED", None)         # the replay's own time: not printed
+        want.pop("UDEV_DATABASE_VERSION", None)    # of the wire format, not a property
+        assert got[seq]["props"] == want, (seq, mine[seq])
+        links = want.get("DEVLINKS", "").split()
+        assert sorted(got[seq]["links"]) == sorted(links)
+        compared.add((mine[seq]["DEVPATH"], mine[seq]["ACTION"]))
+    for dev in ("rra0", "rrb0", "rra1", "rrb1", "rra2", "rrb2"):
+        assert (NET + dev, "add") in compared
+    assert (NET + "rra2", "remove") in compared and (NET + "rrb2", "remove") in compared
+    assert {(loop, "add"), (loop, "remove")} <= compared
+
+    ladd = next(s for s, p in mine.items() if p["DEVPATH"] == loop and p["ACTION"] == "add")
+    ev = got[ladd]
+    assert ev["node"] == "/dev/loop%d 7:%d mode 0640" % (idx, idx)
+    assert ev["links"] == ["/dev/rr/loop%d" % idx]
+    assert ev["props"]["RR_ROT"] in ("0", "1")
+    assert ev["builtins"] == ["kmod load rr_nonexistent (not run)"]
+    assert ev["run"] == ["/bin/true loop%d" % idx]
+    a0 = next(s for s, p in mine.items() if p["DEVPATH"] == NET + "rra0" and p["ACTION"] == "add")
+    assert got[a0]["programs"] == ["/bin/false (not run)"]
+    with open("/sys/class/net/rra0/address") as f:
+        assert got[a0]["props"]["RR_ADDR"] == f.read().strip()
+    c0 = next(s for s, p in mine.items()
+              if p["DEVPATH"] == NET + "rra0" and p["ACTION"] == "change")
+    assert got[c0]["props"]["RR_ADDED"] == "1"              # from the replay's database
+    assert got[c0]["props"]["TAGS"] == ":rrtag:"
+
+    # a rules change shows up in the replay, and only there
+    changed = os.path.join(shared, "rules2")
+    write_rules(changed, RULES.replace('ENV{RR_MTU}="ok"', 'ENV{RR_MTU}="changed"')
+                .replace('SYMLINK+="rr/%k"', 'SYMLINK+="rr2/%k"'))
+    got2 = parse_replay(replay(udevadm, path, changed, scratch))
+    for seq, p in mine.items():
+        if p["ACTION"] != "remove" and p["SUBSYSTEM"] == "net":
+            assert got[seq]["props"]["RR_MTU"] == "ok"
+            assert got2[seq]["props"]["RR_MTU"] == "changed"
+    assert got2[ladd]["links"] == ["/dev/rr2/loop%d" % idx]
+    shutil.rmtree(shared)
+
+
+def test_replay_rejects_bad_recordings(tmp_path, udevadm):
+    rules = tmp_path / "rules"
+    write_rules(str(rules), RULES)
+    bad = tmp_path / "bad.tudev"
+    bad.write_bytes(b"TUDEV-RECORD 1\nS /devices/x\nF 3 a\nab")
+    r = run([udevadm, "replay", "--rules-dir=%s" % rules, str(bad)], timeout=30)
+    assert r.returncode == 1
+    assert "%s:3: truncated: 3 bytes of data expected" % bad in r.stderr
+    bad.write_bytes(b"TUDEV-RECORD 7\n")
+    r = run([udevadm, "replay", "--rules-dir=%s" % rules, str(bad)], timeout=30)
+    assert r.returncode == 1 and "%s:1: unsupported version '7'" % bad in r.stderr
+    r = run([udevadm, "replay", str(tmp_path / "missing")], timeout=30)
+    assert r.returncode == 1 and "missing" in r.stderr
