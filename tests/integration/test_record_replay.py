@@ -10,6 +10,8 @@ import signal
 import tempfile
 import time
 
+import pytest
+
 from tudevlib import LineProcess, as_nobody, run, trigger_uevent, wait_until
 
 NET = "/devices/virtual/net/"
@@ -250,9 +252,16 @@ def replay(udevadm, rec, rules_dir, tmpdir):
     return r.stdout
 
 
-def test_replay_matches_daemon(tmp_path, udevd_factory, udevadm, net, loops, udev_mon):
-    shared = tempfile.mkdtemp(prefix="rr-replay-")
-    os.chmod(shared, 0o755)
+@pytest.fixture
+def shared():
+    """A directory nobody can read (pytest's tmp_path is root's only)."""
+    d = tempfile.mkdtemp(prefix="rr-replay-")
+    os.chmod(d, 0o755)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def test_replay_matches_daemon(tmp_path, udevd_factory, udevadm, net, loops, udev_mon, shared):
     scratch = os.path.join(shared, "tmp")
     os.mkdir(scratch)
     os.chmod(scratch, 0o1777)
@@ -322,7 +331,6 @@ def test_replay_matches_daemon(tmp_path, udevd_factory, udevadm, net, loops, ude
             assert got[seq]["props"]["RR_MTU"] == "ok"
             assert got2[seq]["props"]["RR_MTU"] == "changed"
     assert got2[ladd]["links"] == ["/dev/rr2/loop%d" % idx]
-    shutil.rmtree(shared)
 
 
 def test_replay_rejects_bad_recordings(tmp_path, udevadm):
