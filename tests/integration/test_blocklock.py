@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import time
+import uuid
 
 import pytest
 
@@ -63,8 +64,10 @@ def test_locked_disk_event_waits_for_release(tmp_path, udevd_factory, loops, ude
     try:
         mark = udev_mon.mark()
         log_at = d.log_size()
-        write_uevent(path, "change")
-        write_uevent(path, "change")  # blocked by the first one
+        # each change with its own SYNTH_UUID, which storm damping never
+        # merges (udevd(8)): the second must wait for the first
+        write_uevent(path, "change %s" % uuid.uuid4())
+        write_uevent(path, "change %s" % uuid.uuid4())  # blocked by the first one
         # another device is not held up
         write_uevent(path2, "change")
         assert wait_udev(udev_mon, path2, "change", mark)[0].props["TUDEV_LOCKTEST"] == "1"
