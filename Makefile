@@ -394,7 +394,8 @@ install-init:
 	      cmp -s "$$1/$$f" "$$d" || echo "kept existing $$d"; continue; fi; \
 	    sed -e 's|@sbindir@|$(sbindir)|g' -e 's|@bindir@|$(bindir)|g' \
 	        -e 's|@probedir@|$(probedir)|g' -e 's|@udevlibexecdir@|$(udevlibexecdir)|g' \
-	        -e 's|@rulesdir@|$(udevdir)/rules.d|g' "$$1/$$f" > "$$d"; \
+	        -e 's|@rulesdir@|$(udevdir)/rules.d|g' \
+	        -e 's|@libkmod_soname@|$(LIBKMOD_SONAME)|g' "$$1/$$f" > "$$d"; \
 	    if [ -x "$$1/$$f" ]; then chmod 0755 "$$d"; else chmod 0644 "$$d"; fi; \
 	  done; shift 2; done
 	$(if $(MAN7),$(MKDIR_P) '$(DESTDIR)$(mandir)/man7' && \
