@@ -190,23 +190,6 @@ static int drain(const struct monitor_args *a, int kfd, int ufd, struct nlmon_ev
         }
 }
 
-static int open_signalfd(int *ret_fd)
-{
-        sigset_t mask;
-        int fd;
-
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGINT);
-        sigaddset(&mask, SIGTERM);
-        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return negative_errno();
-        fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-        if (fd < 0)
-                return negative_errno();
-        *ret_fd = fd;
-        return 0;
-}
-
 enum { POLL_SIGNAL, POLL_UDEV, POLL_KERNEL, _POLL_MAX };
 
 static int event_loop(const struct monitor_args *a, struct pollfd pfd[_POLL_MAX])
@@ -238,7 +221,7 @@ static int run(const struct monitor_args *a)
         /* Callers expect to see events as they happen. */
         setvbuf(stdout, NULL, _IOLBF, 0);
 
-        r = open_signalfd(&sfd);
+        r = udevadm_open_signalfd(&sfd);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up signal handling: %m");
 

@@ -78,23 +78,6 @@ static int parse_argv(int argc, char *argv[], struct record_args *a)
         return 1;
 }
 
-static int open_signalfd(int *ret_fd)
-{
-        sigset_t mask;
-        int fd;
-
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGINT);
-        sigaddset(&mask, SIGTERM);
-        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return negative_errno();
-        fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-        if (fd < 0)
-                return negative_errno();
-        *ret_fd = fd;
-        return 0;
-}
-
 struct recorder {
         struct record_writer w;
         struct record_sysfs sysfs;
@@ -188,7 +171,7 @@ static int run(const struct record_args *a)
         struct recorder rc = {};
         int r;
 
-        r = open_signalfd(&sfd);
+        r = udevadm_open_signalfd(&sfd);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up signal handling: %m");
         rc.ev = nlmon_event_new();

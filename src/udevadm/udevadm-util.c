@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 
 #include "shared/log.h"
@@ -194,4 +196,21 @@ int udevadm_query(const char *query, uint64_t timeout_usec, struct ctrl_reply *r
         if (r < 0)
                 return r;
         return ctrl_client_query(fd, query, timeout_usec, ret);
+}
+
+int udevadm_open_signalfd(int *ret_fd)
+{
+        sigset_t mask;
+        int fd;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return negative_errno();
+        fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (fd < 0)
+                return negative_errno();
+        *ret_fd = fd;
+        return 0;
 }

@@ -65,6 +65,10 @@ bool udevadm_running_in_chroot(void);
 /* systemd's parse_sec(): "infinity" -> USEC_INFINITY, otherwise a time span
  * (bare number = seconds). 0 or -EINVAL/-ERANGE. */
 int udevadm_parse_sec(const char *s, uint64_t *ret);
+/* Block SIGINT and SIGTERM and return a signalfd for them (SFD_CLOEXEC,
+ * SFD_NONBLOCK; the caller owns it): how monitor and record stop. 0 or
+ * -errno. */
+int udevadm_open_signalfd(int *ret_fd);
 
 /* systemd's path_simplify(), in place: repeated slashes and "." components
  * dropped, no trailing slash ("/" stays "/", an empty relative result is
