@@ -18,6 +18,7 @@ LINE = re.compile(r"^(KERNEL|UDEV  )\[(\d+)\.(\d{6})\] (\S+)\s* (/\S*) \((\S+)\)
 def start_monitor(udevadm, tmp_path, *args):
     m = LineProcess([udevadm, "monitor"] + list(args),
                     stderr_path=str(tmp_path / "monitor.err"))
+    m.with_props = "--property" in args
     # the header ends with an empty line
     assert m.wait_line(lambda l: l == "", timeout=10) is not None, m.text_lines()
     time.sleep(0.3)   # be sure the sockets are bound
@@ -25,9 +26,13 @@ def start_monitor(udevadm, tmp_path, *args):
 
 
 def event_lines(m):
-    """[(source, usec, action, devpath, subsystem, props dict or None, raw line)]"""
+    """[(source, usec, action, devpath, subsystem, props dict or None, raw line)]
+
+    With --property an event counts only once its block and the blank line
+    after it have been read: the header line alone may arrive first."""
     out = []
     lines = m.text_lines()
+    with_props = getattr(m, "with_props", False)
     i = 0
     while i < len(lines):
         mt = LINE.match(lines[i])
@@ -37,6 +42,8 @@ def event_lines(m):
         src, sec, usec, action, devpath, subsystem = mt.groups()
         props = None
         j = i + 1
+        if with_props and j >= len(lines):
+            break           # the block has not arrived yet
         if j < len(lines) and "=" in lines[j] and not LINE.match(lines[j]):
             props = {}
             while j < len(lines) and lines[j] != "":
