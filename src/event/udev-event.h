@@ -27,6 +27,7 @@ struct prop {
         char *key;
         char *value;
         bool from_kernel; /* came from the uevent and was not changed by a rule: not stored in the DB */
+        uint32_t key_hash; /* of key (proplist_*() keep it): lookups compare it first */
 };
 struct proplist {
         struct prop *items;
