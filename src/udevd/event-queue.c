@@ -242,6 +242,23 @@ static size_t room_locked(const struct event_queue *q)
         return room;
 }
 
+/* Whether a producer stopped at the budget may go on: the queue has fallen
+ * to three quarters of each limit (at least one event below the event limit),
+ * or is empty. The gap makes the listener read a batch per wake-up in a long
+ * storm instead of one event per event done. */
+static bool below_resume_mark_locked(const struct event_queue *q)
+{
+        size_t total = total_locked(q);
+
+        if (total == 0)
+                return true;
+        if (q->capacity > 0 && total + MAX(q->capacity / 4, (size_t)1) > q->capacity)
+                return false;
+        if (q->max_bytes > 0 && q->bytes > q->max_bytes - q->max_bytes / 4)
+                return false;
+        return true;
+}
+
 /* How many runnable events takers could start right now. */
 static size_t takeable_locked(const struct event_queue *q)
 {
@@ -313,7 +330,7 @@ static void update_busy_locked(struct event_queue *q)
 static void count_decreased_locked(struct event_queue *q)
 {
         update_busy_locked(q);
-        if (q->n_space_waiters > 0 && (total_locked(q) == 0 || room_locked(q) > 0))
+        if (q->n_space_waiters > 0 && below_resume_mark_locked(q))
                 pthread_cond_broadcast(&q->space);
 }
 
@@ -612,12 +629,12 @@ static int wait_space(struct event_queue *q, uint64_t deadline_usec,
         return r;
 }
 
-/* 0: room under both limits, -ESHUTDOWN, 1: keep waiting. */
+/* 0: below the resume mark, -ESHUTDOWN, 1: keep waiting. */
 static int capacity_done(const struct event_queue *q)
 {
         if (q->shutdown)
                 return -ESHUTDOWN;
-        return room_locked(q) > 0 ? 0 : 1;
+        return below_resume_mark_locked(q) ? 0 : 1;
 }
 
 int event_queue_wait_capacity(struct event_queue *q, uint64_t deadline_usec)

@@ -88,8 +88,10 @@ void event_queue_set_max_bytes(struct event_queue *q, size_t max_bytes);
  * about one event (more only when a batch brings events larger than any
  * before). */
 size_t event_queue_room(struct event_queue *q);
-/* Block until event_queue_room() > 0 (fewer than `capacity` events and fewer
- * than max_bytes bytes), or the absolute CLOCK_MONOTONIC deadline passes.
+/* For a producer that found no room: block until the queue has fallen to
+ * three quarters of its limits (queued+running events at most capacity minus
+ * a quarter of it, at least one; bytes at most three quarters of max_bytes)
+ * or is empty, or until the absolute CLOCK_MONOTONIC deadline passes.
  * Returns 0, -ETIMEDOUT or -ESHUTDOWN. */
 int event_queue_wait_capacity(struct event_queue *q, uint64_t deadline_usec);
 

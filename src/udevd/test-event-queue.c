@@ -1499,9 +1499,14 @@ static void test_budget_either_limit(void)
         ASSERT_EQ(event_queue_room(q), 0); /* running events count */
         event_queue_done(q, a);
         ASSERT_EQ(event_queue_room(q), 1);
-        ASSERT_EQ(event_queue_wait_capacity(q, 0), 0);
+        /* room, but above the resume mark: 2 of 2.5 events' bytes */
+        ASSERT_EQ(event_queue_wait_capacity(q, 0), -ETIMEDOUT);
+        event_queue_done(q, take_now(q, 2));
+        ASSERT_EQ(event_queue_wait_capacity(q, 0), 0); /* 1 of 2.5 */
         /* raising the limit makes room */
         push1(q, mk(4, "add", "/devices/d", "test", NULL));
+        ASSERT_EQ(event_queue_room(q), 1);
+        push1(q, mk(5, "add", "/devices/e", "test", NULL));
         ASSERT_EQ(event_queue_room(q), 0);
         event_queue_set_max_bytes(q, 0);
         ASSERT_EQ(event_queue_room(q), 2); /* 3 of 5 events */
@@ -1566,6 +1571,43 @@ static void *room_waiter_main(void *userdata)
 
         atomic_store(&w->result, event_queue_wait_capacity(w->q, USEC_INFINITY));
         return NULL;
+}
+
+/* A producer stopped at the event limit goes on only once the queue has
+ * fallen by a quarter of it, so that it reads a batch per wake-up. */
+static void test_budget_resume_mark(void)
+{
+        struct queued_event *a[8];
+        struct room_waiter w;
+        struct event_queue *q;
+        struct counters c;
+        pthread_t t;
+        char path[32];
+
+        q = new_queue(&c, 8);
+        for (uint64_t i = 1; i <= 8; i++) {
+                snprintf(path, sizeof(path), "/devices/d%" PRIu64, i);
+                push1(q, mk(i, "add", path, "test", NULL));
+        }
+        ASSERT_EQ(event_queue_room(q), 0);
+        for (uint64_t i = 1; i <= 8; i++)
+                a[i - 1] = take_now(q, i);
+        w = (struct room_waiter){ .q = q };
+        atomic_init(&w.result, 1);
+        ASSERT_EQ(thread_start(&t, room_waiter_main, &w), 0);
+        while (stats(q).space_waiters == 0)
+                sched_yield();
+        event_queue_done(q, a[0]);
+        ASSERT_EQ(event_queue_room(q), 1);
+        ASSERT_EQ(event_queue_wait_capacity(q, 0), -ETIMEDOUT); /* 7 of 8 */
+        ASSERT_EQ(atomic_load(&w.result), 1);
+        event_queue_done(q, a[1]); /* 6 of 8: the mark */
+        ASSERT_EQ(pthread_join(t, NULL), 0);
+        ASSERT_EQ(atomic_load(&w.result), 0);
+        ASSERT_EQ(event_queue_wait_capacity(q, 0), 0);
+        for (size_t i = 2; i < 8; i++)
+                event_queue_done(q, a[i]);
+        event_queue_free(q);
 }
 
 /* A producer waiting at the byte limit is woken when an event is done (or
@@ -2006,6 +2048,7 @@ int main(void)
         TEST_RUN(test_budget_either_limit);
         TEST_RUN(test_budget_room_largest);
         TEST_RUN(test_budget_wakeup);
+        TEST_RUN(test_budget_resume_mark);
         TEST_RUN(test_scale_independent);
         TEST_RUN(test_scale_chain);
         TEST_RUN(test_stress);
