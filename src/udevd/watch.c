@@ -21,6 +21,7 @@
 #include "device/device.h"
 #include "proto/uevent.h"
 #include "shared/fileio.h"
+#include "shared/hashmap.h"
 #include "shared/log.h"
 #include "shared/macro.h"
 #include "shared/thread-util.h"
@@ -49,6 +50,11 @@ struct watch {
         pthread_mutex_t lock;         /* serialises record updates + add/rm_watch,
                                        * and guards `limit` */
         struct watch_limit limit;     /* pending synthesized changes */
+        struct hashmap watched;       /* ids with a record in dir (values: their
+                                       * owned copies, keys point into them);
+                                       * under lock. Every record is made and
+                                       * removed here (restore() included), so
+                                       * an id not in it has none. */
         pthread_t thread;
         bool thread_started;
 };
@@ -91,6 +97,35 @@ static int open_dir(const char *path)
         return fd < 0 ? negative_errno() : fd;
 }
 
+/* ------------------------------------------------- the set of watched ids */
+
+static bool watched_has(const struct watch *w, const char *id)
+{
+        return hashmap_get(&w->watched, id, strlen(id)) != NULL;
+}
+
+static int watched_add(struct watch *w, const char *id)
+{
+        size_t len = strlen(id);
+        char *copy;
+        int r;
+
+        if (watched_has(w, id))
+                return 0;
+        copy = strdup(id);
+        if (!copy)
+                return -ENOMEM;
+        r = hashmap_put(&w->watched, copy, len, copy);
+        if (r < 0)
+                free(copy);
+        return r;
+}
+
+static void watched_remove(struct watch *w, const char *id)
+{
+        free(hashmap_remove(&w->watched, id, strlen(id)));
+}
+
 /* Remove the record pair of `id` (called with w->lock held). If the pair is
  * consistent ("<wd>" points back to id) the wd is unwatched too. */
 static int clear_locked(struct watch *w, int dirfd, const char *id)
@@ -99,8 +134,10 @@ static int clear_locked(struct watch *w, int dirfd, const char *id)
         int wd, r;
 
         r = read_link(dirfd, id, wd_str, sizeof(wd_str));
-        if (r == -ENOENT)
+        if (r == -ENOENT) {
+                watched_remove(w, id);
                 return 0;
+        }
         if (r >= 0 && parse_wd(wd_str, &wd) && read_link(dirfd, wd_str, back, sizeof(back)) >= 0 &&
             streq(back, id)) {
                 if (unlinkat(dirfd, wd_str, 0) < 0 && errno != ENOENT)
@@ -111,6 +148,8 @@ static int clear_locked(struct watch *w, int dirfd, const char *id)
         }
         if (unlinkat(dirfd, id, 0) < 0 && errno != ENOENT)
                 r = log_debug_errno(errno, "watch: failed to remove %s/%s: %m", w->dir, id);
+        else
+                watched_remove(w, id);
         return r < 0 ? r : 0;
 }
 
@@ -125,8 +164,9 @@ static void drop_stale_wd_locked(struct watch *w, int dirfd, const char *wd_str,
         if (!streq(old_id, id)) {
                 log_debug("watch: watch %s now belongs to %s, dropping the record of %s", wd_str,
                           id, old_id);
-                if (read_link(dirfd, old_id, old_wd, sizeof(old_wd)) >= 0 && streq(old_wd, wd_str))
-                        (void)unlinkat(dirfd, old_id, 0);
+                if (read_link(dirfd, old_id, old_wd, sizeof(old_wd)) >= 0 &&
+                    streq(old_wd, wd_str) && unlinkat(dirfd, old_id, 0) >= 0)
+                        watched_remove(w, old_id);
         }
         (void)unlinkat(dirfd, wd_str, 0);
 }
@@ -154,6 +194,11 @@ static int begin_locked(struct watch *w, const char *id, const char *devnode)
         if (dirfd < 0)
                 return log_debug_errno(dirfd, "watch: failed to open %s: %m", w->dir);
         (void)clear_locked(w, dirfd, id);
+        /* room in the set first: a record it does not list would never be
+         * removed by watch_end() */
+        r = hashmap_reserve(&w->watched, 1);
+        if (r < 0)
+                return log_debug_errno(r, "watch: failed to watch %s: %m", devnode);
 
         wd = inotify_add_watch(w->inotify_fd, devnode, IN_CLOSE_WRITE);
         if (wd < 0)
@@ -166,6 +211,12 @@ static int begin_locked(struct watch *w, const char *id, const char *devnode)
         }
         if (symlinkat(id, dirfd, wd_str) < 0) {
                 r = log_debug_errno(errno, "watch: failed to record %s -> %s: %m", wd_str, id);
+                (void)unlinkat(dirfd, id, 0);
+                goto fail;
+        }
+        r = watched_add(w, id);
+        if (r < 0) {
+                (void)unlinkat(dirfd, wd_str, 0);
                 (void)unlinkat(dirfd, id, 0);
                 goto fail;
         }
@@ -190,19 +241,18 @@ int watch_begin(struct watch *w, const char *id, const char *devnode)
 
 int watch_end(struct watch *w, const char *id)
 {
-        char path[WATCH_PATH_MAX + UEVENT_ID_MAX + 1], wd_str[WATCH_WD_MAX];
         _cleanup_close_ int dirfd = -1;
         int r;
 
         if (!w || !id || !valid_id(id))
                 return -EINVAL;
-        /* Every event of a device with a node comes here: most have no watch,
-         * find that out without the lock. (The record of `id` only changes
-         * under events of that device, which never run concurrently.) */
-        snprintf(path, sizeof(path), "%s/%s", w->dir, id);
-        if (readlink(path, wd_str, sizeof(wd_str)) < 0 && errno == ENOENT)
-                return 0;
         pthread_mutex_lock(&w->lock);
+        /* Every event of a device with a node comes here: most have no
+         * watch, and the set says so without a system call. */
+        if (!watched_has(w, id)) {
+                pthread_mutex_unlock(&w->lock);
+                return 0;
+        }
         dirfd = open_dir(w->dir);
         r = dirfd == -ENOENT ? 0 : dirfd < 0 ? dirfd : clear_locked(w, dirfd, id);
         watch_limit_clear(&w->limit, id); /* its pending change (if any) starts now */
@@ -522,6 +572,7 @@ int watch_new(const char *run_dir, const char *sys_dir, struct event_queue *queu
         w->inotify_fd = w->stop_fd = -1;
         w->queue = queue;
         pthread_mutex_init(&w->lock, NULL);
+        hashmap_init(&w->watched);
         watch_limit_init(&w->limit, WATCH_LIMIT_WINDOW_USEC, WATCH_LIMIT_DEVICES);
         r = copy_path(w->run_dir, sizeof(w->run_dir), run_dir, "");
         if (r >= 0)
@@ -553,6 +604,7 @@ fail:
 void watch_free(struct watch *w)
 {
         uint64_t one = 1;
+        void *value;
 
         if (!w)
                 return;
@@ -563,6 +615,9 @@ void watch_free(struct watch *w)
         safe_close(w->inotify_fd);
         safe_close(w->stop_fd);
         watch_limit_done(&w->limit);
+        for (size_t state = 0; hashmap_iterate(&w->watched, &state, NULL, NULL, &value);)
+                free(value);
+        hashmap_deinit(&w->watched);
         pthread_mutex_destroy(&w->lock);
         free(w);
 }

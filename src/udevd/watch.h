@@ -9,6 +9,9 @@
  * inotify_add_watch(devnode, IN_CLOSE_WRITE) -> wd. Each watch is recorded in
  * <run>/watch/ as two symlinks, "<device id>" -> "<wd>" and "<wd>" ->
  * "<device id>", so that a restarted daemon can find its devices again.
+ * The records are this instance's own (made and removed only here), so the
+ * module also keeps the set of watched ids in memory: ending the watch of a
+ * device that has none costs no system call.
  *
  * The module's thread reads the inotify fd. On IN_CLOSE_WRITE it resolves wd
  * -> device id -> device (skipped if gone or without a node), lets requeued
