@@ -763,6 +763,63 @@ static void test_next_line(void)
 
 /* ------------------------------------------------------------ udev_event */
 
+struct hashed_key {
+        uint32_t hash;
+        uint32_t i;
+};
+
+static int cmp_hashed_key(const void *a, const void *b)
+{
+        const struct hashed_key *x = a, *y = b;
+
+        return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+/* Two different keys with the same hash: each is found, replaced and
+ * removed as itself (the lookup compares the strings after the hashes). */
+static void test_proplist_hash_collision(void)
+{
+        const uint32_t n = 300000; /* about 10 collisions expected in 32 bits */
+        struct hashed_key *hk = calloc(n, sizeof(*hk));
+        struct proplist l = {};
+        char a[16], b[16];
+        bool found = false;
+
+        ASSERT_TRUE(hk != NULL);
+        for (uint32_t i = 0; i < n; i++) {
+                snprintf(a, sizeof(a), "K%u", i);
+                hk[i] = (struct hashed_key){ .hash = proplist_key_hash(a), .i = i };
+        }
+        qsort(hk, n, sizeof(*hk), cmp_hashed_key);
+        for (uint32_t i = 1; i < n && !found; i++)
+                if (hk[i].hash == hk[i - 1].hash) {
+                        snprintf(a, sizeof(a), "K%u", hk[i - 1].i);
+                        snprintf(b, sizeof(b), "K%u", hk[i].i);
+                        found = true;
+                }
+        free(hk);
+        ASSERT_TRUE(found);
+        ASSERT_TRUE(!streq(a, b));
+        ASSERT_EQ(proplist_key_hash(a), proplist_key_hash(b));
+
+        ASSERT_EQ(proplist_set(&l, "OTHER", "0", false), 0);
+        ASSERT_EQ(proplist_set(&l, a, "1", false), 0);
+        ASSERT_TRUE(proplist_get(&l, b) == NULL);
+        ASSERT_EQ(proplist_unset(&l, b), -ENOENT);
+        ASSERT_EQ(proplist_set(&l, b, "2", false), 0);
+        ASSERT_EQ(l.n, 3);
+        ASSERT_STREQ(proplist_get(&l, a), "1");
+        ASSERT_STREQ(proplist_get(&l, b), "2");
+        ASSERT_EQ(proplist_set(&l, b, "3", false), 0); /* replaces b, not a */
+        ASSERT_STREQ(proplist_get(&l, a), "1");
+        ASSERT_STREQ(proplist_get(&l, b), "3");
+        ASSERT_EQ(proplist_unset(&l, a), 0);
+        ASSERT_TRUE(proplist_get(&l, a) == NULL);
+        ASSERT_STREQ(proplist_get(&l, b), "3");
+        ASSERT_EQ(l.n, 2);
+        proplist_clear(&l);
+}
+
 static void test_proplist(void)
 {
         struct proplist l = {};
@@ -975,6 +1032,7 @@ int main(void)
         TEST_RUN(test_property_lines);
         TEST_RUN(test_next_line);
         TEST_RUN(test_proplist);
+        TEST_RUN(test_proplist_hash_collision);
         TEST_RUN(test_event_init_env);
         TEST_RUN(test_event_init_sysfs);
         TEST_RUN(test_random_inputs);

@@ -40,7 +40,7 @@ static int prop_block(const char *key, const char *value, char **ret_key, char *
  * by name dozens of times per event, in lists of tens of entries that share
  * prefixes ("ID_FS_", "ID_PART_"): comparing hashes first leaves one string
  * comparison per lookup instead of one per entry. */
-static uint32_t key_hash(const char *key)
+uint32_t proplist_key_hash(const char *key)
 {
         uint64_t h = fnv1a64(FNV1A64_INIT, key, strlen(key));
 
@@ -57,7 +57,7 @@ static ssize_t proplist_find(const struct proplist *l, const char *key, uint32_t
 
 static ssize_t proplist_index(const struct proplist *l, const char *key)
 {
-        return proplist_find(l, key, key_hash(key));
+        return proplist_find(l, key, proplist_key_hash(key));
 }
 
 int proplist_set(struct proplist *l, const char *key, const char *value, bool from_kernel)
@@ -69,7 +69,7 @@ int proplist_set(struct proplist *l, const char *key, const char *value, bool fr
 
         if (!l || !key || !*key || !value)
                 return -EINVAL;
-        h = key_hash(key);
+        h = proplist_key_hash(key);
         i = proplist_find(l, key, h);
         if (i < 0 && l->n >= PROPLIST_MAX)
                 return -E2BIG;

@@ -41,6 +41,9 @@ int proplist_set(struct proplist *l, const char *key, const char *value, bool fr
  * (-E2BIG). */
 int proplist_unset(struct proplist *l, const char *key);
 const char *proplist_get(const struct proplist *l, const char *key);
+/* The hash lookups compare before the key itself (FNV-1a folded to 32 bits;
+ * exposed for the tests, which need two keys that collide). */
+uint32_t proplist_key_hash(const char *key);
 void proplist_clear(struct proplist *l);
 
 struct run_entry {
