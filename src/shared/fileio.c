@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -339,6 +340,38 @@ int read_file_bounded(const char *path, size_t max, char **ret, size_t *ret_len)
         if (fd < 0)
                 return -errno;
         return read_fd_bounded(fd, max, ret, ret_len);
+}
+
+int read_uint64_file(const char *path, uint64_t *ret)
+{
+        _cleanup_close_ int fd = -1;
+        char buf[32], *end;
+        unsigned long long v;
+        ssize_t n;
+
+        if (!path || !ret)
+                return -EINVAL;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        do
+                n = read(fd, buf, sizeof(buf));
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        if (n == 0 || (size_t)n >= sizeof(buf) || buf[0] < '0' || buf[0] > '9')
+                return -EINVAL;
+        buf[n] = '\0';
+        errno = 0;
+        v = strtoull(buf, &end, 10);
+        if (errno == ERANGE || v > UINT64_MAX)
+                return -ERANGE;
+        if (*end == '\n')
+                end++;
+        if (*end)
+                return -EINVAL;
+        *ret = (uint64_t)v;
+        return 0;
 }
 
 DIR *opendir_dup(int dfd)

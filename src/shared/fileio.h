@@ -38,6 +38,10 @@ int touch_file(const char *path, mode_t mode);
 int read_file_bounded(const char *path, size_t max, char **ret, size_t *ret_len);
 /* Same for an open fd (borrowed, read from its current position). */
 int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_len);
+/* A file holding one unsigned decimal number and at most a newline after it
+ * (/sys/kernel/uevent_seqnum): 0, -errno, -EINVAL for anything else (empty,
+ * a sign, other bytes, over 31 bytes), -ERANGE if it does not fit. */
+int read_uint64_file(const char *path, uint64_t *ret);
 /* A directory stream over a duplicate of the directory fd `dfd` (borrowed;
  * the duplicate is O_CLOEXEC from the start and owned by the stream, rewound
  * to the beginning). NULL with errno set on failure. Free with closedir(). */

@@ -160,6 +160,43 @@ static int cmp_u64(const void *a, const void *b)
 
 /* Two threads draw names: no repeats within or across them (each thread
  * seeds its own generator). */
+static void test_read_uint64_file(void)
+{
+        static const struct {
+                const char *content;
+                int r;
+                uint64_t v;
+        } cases[] = {
+                { "0", 0, 0 },
+                { "12345\n", 0, 12345 },
+                { "18446744073709551615\n", 0, UINT64_MAX },
+                { "18446744073709551616\n", -ERANGE, 0 },
+                { "", -EINVAL, 0 },
+                { "\n", -EINVAL, 0 },
+                { "-1\n", -EINVAL, 0 },
+                { " 7\n", -EINVAL, 0 },
+                { "7 \n", -EINVAL, 0 },
+                { "7\n\n", -EINVAL, 0 },
+                { "7x", -EINVAL, 0 },
+                { "00000000000000000000000000000001", -EINVAL, 0 }, /* 32 bytes */
+        };
+        char path[PATH_MAX];
+        uint64_t v;
+
+        make_root();
+        snprintf(path, sizeof(path), "%s/n", root);
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                ASSERT_EQ(write_file_atomic(path, cases[i].content, strlen(cases[i].content),
+                                            0644), 0);
+                v = 42;
+                ASSERT_EQ(read_uint64_file(path, &v), cases[i].r);
+                ASSERT_EQ(v, cases[i].r == 0 ? cases[i].v : 42);
+        }
+        snprintf(path, sizeof(path), "%s/missing", root);
+        ASSERT_EQ(read_uint64_file(path, &v), -ENOENT);
+        remove_root();
+}
+
 static void test_names_per_thread(void)
 {
         pthread_t t[2];
@@ -184,5 +221,6 @@ int main(void)
         TEST_RUN(test_write_atomic_modes);
         TEST_RUN(test_create_empty_file);
         TEST_RUN(test_names_per_thread);
+        TEST_RUN(test_read_uint64_file);
         return 0;
 }

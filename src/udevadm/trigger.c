@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "proto/uevent.h"
+#include "shared/fileio.h"
 #include "shared/hashmap.h"
 #include "shared/log.h"
 #include "shared/macro.h"
@@ -578,20 +579,12 @@ static int settle_wait(struct trigger *t)
 /* The last SEQNUM the kernel sent (<root>/kernel/uevent_seqnum), 0 if unknown. */
 static uint64_t kernel_seqnum(const char *root)
 {
-        char path[PATH_MAX], buf[32];
-        _cleanup_close_ int fd = -1;
-        ssize_t n;
+        char path[PATH_MAX];
+        uint64_t v;
 
         if (snprintf(path, sizeof(path), "%s/kernel/uevent_seqnum", root) >= (int)sizeof(path))
                 return 0;
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return 0;
-        n = read(fd, buf, sizeof(buf) - 1);
-        if (n <= 0)
-                return 0;
-        buf[n] = '\0';
-        return strtoull(buf, NULL, 10);
+        return read_uint64_file(path, &v) < 0 ? 0 : v;
 }
 
 static int wait_daemon(const struct trigger_args *a)

@@ -656,7 +656,7 @@ void event_queue_set_max_bytes(struct event_queue *q, size_t max_bytes)
 {
         pthread_mutex_lock(&q->lock);
         q->max_bytes = max_bytes;
-        if (q->n_space_waiters > 0 && room_locked(q) > 0)
+        if (q->n_space_waiters > 0 && below_resume_mark_locked(q))
                 pthread_cond_broadcast(&q->space);
         pthread_mutex_unlock(&q->lock);
 }

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: listener thread (loop), manager (start/stop/sync API) */
 #include <assert.h>
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "proto/uevent.h"
+#include "shared/fileio.h"
 #include "shared/log.h"
 #include "shared/thread-util.h"
 #include "shared/time-util.h"
@@ -328,24 +328,9 @@ static bool socket_empty(struct listener *l)
  * sent), or UINT64_MAX if unreadable. */
 static uint64_t kernel_seqnum(void)
 {
-        char buf[32];
-        ssize_t n;
-        int fd;
+        uint64_t v;
 
-        fd = open(KERNEL_SEQNUM_PATH, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return UINT64_MAX;
-        n = read(fd, buf, sizeof(buf) - 1);
-        safe_close(fd);
-        if (n <= 0 || !isdigit((unsigned char)buf[0]))
-                return UINT64_MAX;
-        buf[n] = '\0';
-        errno = 0;
-        char *end;
-        unsigned long long v = strtoull(buf, &end, 10);
-        if (errno || (*end && *end != '\n'))
-                return UINT64_MAX;
-        return v;
+        return read_uint64_file(KERNEL_SEQNUM_PATH, &v) < 0 ? UINT64_MAX : v;
 }
 
 static void publish_sync(struct listener *l)
