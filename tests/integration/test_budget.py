@@ -32,7 +32,7 @@ import time
 import pytest
 
 from stormlib import NET, Recorder, Storm, plain_build, storm_rules, write_rules
-from tudevlib import ctrl_ping, ctrl_query, ifindex, run, wait_until
+from tudevlib import ctrl_ping, ctrl_query, db_props, ifindex, run, wait_until
 
 TAG = "bgt"
 PAIRS = 150                  # 300 interfaces
@@ -79,16 +79,6 @@ def query_json(name):
 
 def stats_json():
     return query_json("stats-json")
-
-
-def db_props(name):
-    props = {}
-    with open("/run/udev/data/n%d" % ifindex(name)) as f:
-        for line in f:
-            if line.startswith("E:"):
-                k, _, v = line[2:].rstrip("\n").partition("=")
-                props[k] = v
-    return props
 
 
 def storm(names, total, threads):

@@ -134,16 +134,23 @@ def storm(net, loops, udev_mon, rec):
     return idx
 
 
-def test_record_storm(tmp_path, udevd_factory, udevadm, net, loops, kernel_mon, udev_mon):
-    udevd_factory("--children-max=8")
-    rec = Recorder(udevadm, tmp_path)
+def record_storm(net, loops, udev_mon, rec):
+    """storm() under the recorder, until the daemon broadcast its last
+    removes; stops the recorder. Returns (loop index, its devpath, the
+    records)."""
     idx = storm(net, loops, udev_mon, rec)
     loop = loops.devpath(idx)
     assert udev_mon.wait_for(lambda e: e.devpath == loop and e.action == "remove", timeout=20)
     assert udev_mon.wait_for(lambda e: e.devpath == NET + "rrb2" and e.action == "remove",
                              timeout=20)
     time.sleep(0.3)
-    records = rec.stop()
+    return idx, loop, rec.stop()
+
+
+def test_record_storm(tmp_path, udevd_factory, udevadm, net, loops, kernel_mon, udev_mon):
+    udevd_factory("--children-max=8")
+    rec = Recorder(udevadm, tmp_path)
+    idx, loop, records = record_storm(net, loops, udev_mon, rec)
     assert "Recorded " in rec.stderr()
 
     events = [r for r in records if r[0] == "E"]
@@ -269,13 +276,7 @@ def test_replay_matches_daemon(tmp_path, udevd_factory, udevadm, net, loops, ude
     write_rules(rules, RULES)
     udevd_factory("--children-max=8", "--rules-dir=%s" % rules)
     rec = Recorder(udevadm, tmp_path)
-    idx = storm(net, loops, udev_mon, rec)
-    loop = loops.devpath(idx)
-    assert udev_mon.wait_for(lambda e: e.devpath == loop and e.action == "remove", timeout=20)
-    assert udev_mon.wait_for(lambda e: e.devpath == NET + "rrb2" and e.action == "remove",
-                             timeout=20)
-    time.sleep(0.3)
-    records = rec.stop()
+    idx, loop, records = record_storm(net, loops, udev_mon, rec)
     path = os.path.join(shared, "rec.tudev")
     shutil.copy(rec.path, path)
     os.chmod(path, 0o644)

@@ -11,7 +11,7 @@ import subprocess
 import time
 
 from blocklib import add_loop, close_after_write, write_uevent
-from tudevlib import ifindex, run, wait_until
+from tudevlib import db_props, run, wait_until
 
 NET = "/devices/virtual/net/"
 # one shared UUID, so that the storm's events may merge among themselves
@@ -31,16 +31,6 @@ def storm(name, first, last):
     for i in range(first, last + 1):
         with open("/sys/class/net/%s/uevent" % name, "w") as f:
             f.write("change %s N=%d" % (STORM_UUID, i))
-
-
-def db_props(name):
-    props = {}
-    with open("/run/udev/data/n%d" % ifindex(name)) as f:
-        for line in f:
-            if line.startswith("E:"):
-                k, _, v = line[2:].rstrip("\n").partition("=")
-                props[k] = v
-    return props
 
 
 def test_change_storm_merged(tmp_path, udevd_factory, udevadm, net, udev_mon, kernel_mon):

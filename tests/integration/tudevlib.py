@@ -812,6 +812,17 @@ def db_path_for_ifindex(idx):
     return "/run/udev/data/n%d" % idx
 
 
+def db_props(name):
+    """The E: properties of network interface `name`'s database record."""
+    props = {}
+    with open(db_path_for_ifindex(ifindex(name))) as f:
+        for line in f:
+            if line.startswith("E:"):
+                k, _, v = line[2:].rstrip("\n").partition("=")
+                props[k] = v
+    return props
+
+
 # ----------------------------------------------------------------- clients
 
 class LineProcess:
