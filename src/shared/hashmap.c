@@ -94,6 +94,14 @@ void hashmap_deinit(struct hashmap *h)
         h->n_entries = 0;
 }
 
+void hashmap_deinit_free_values(struct hashmap *h)
+{
+        for (size_t i = 0; i < h->n_buckets; i++)
+                if (h->buckets[i].key)
+                        free(h->buckets[i].value);
+        hashmap_deinit(h);
+}
+
 static size_t mask_of(const struct hashmap *h)
 {
         return h->n_buckets - 1;

@@ -36,6 +36,9 @@ void hashmap_init(struct hashmap *h);
 /* Free the bucket array; the keys and values are not touched. Safe on a
  * zeroed or already deinitialised table. */
 void hashmap_deinit(struct hashmap *h);
+/* hashmap_deinit() after free() of every value: for tables that own their
+ * values (keys pointing into them are fine, they are not read). */
+void hashmap_deinit_free_values(struct hashmap *h);
 
 /* Make room for `extra` more keys: after success the next `extra` insertions
  * of new keys cannot fail. Returns 0 or -ENOMEM. */

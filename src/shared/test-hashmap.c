@@ -118,6 +118,30 @@ static void test_random(void)
         hashmap_deinit(&h);
 }
 
+/* Owned values, keys pointing into them (as the watch set and the device
+ * enumerator use it): all freed, the table empty and reusable. Whether
+ * every value was freed is for ASan and valgrind to say. */
+static void test_deinit_free_values(void)
+{
+        struct hashmap h;
+        char name[16];
+
+        hashmap_init(&h);
+        hashmap_deinit_free_values(&h); /* empty: nothing to free */
+        for (int i = 0; i < 100; i++) {
+                snprintf(name, sizeof(name), "b8:%d", i);
+                char *copy = strdup(name);
+                ASSERT_TRUE(copy != NULL);
+                ASSERT_EQ(hashmap_put(&h, copy, strlen(copy), copy), 0);
+        }
+        free(hashmap_remove(&h, "b8:7", 4));
+        ASSERT_EQ(hashmap_size(&h), 99);
+        hashmap_deinit_free_values(&h);
+        ASSERT_EQ(hashmap_size(&h), 0);
+        ASSERT_TRUE(hashmap_get(&h, "b8:1", 4) == NULL);
+        hashmap_deinit(&h);
+}
+
 static void test_reserve(void)
 {
         struct hashmap h;
@@ -149,5 +173,6 @@ int main(void)
         TEST_RUN(test_reanchor);
         TEST_RUN(test_random);
         TEST_RUN(test_reserve);
+        TEST_RUN(test_deinit_free_values);
         return 0;
 }

@@ -792,12 +792,7 @@ int device_enum_init(struct device_enum *e, const char *root,
 
 void device_enum_done(struct device_enum *e)
 {
-        size_t state = 0;
-        void *v;
-
-        while (hashmap_iterate(&e->seen, &state, NULL, NULL, &v))
-                free(v);
-        hashmap_deinit(&e->seen);
+        hashmap_deinit_free_values(&e->seen);
         free(e->devs);
         e->devs = NULL;
         e->n_devs = e->cap_devs = 0;

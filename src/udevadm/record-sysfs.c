@@ -32,12 +32,7 @@ void record_sysfs_init(struct record_sysfs *s, const char *sys_root)
 
 void record_sysfs_done(struct record_sysfs *s)
 {
-        size_t st = 0;
-        void *v;
-
-        while (hashmap_iterate(&s->last, &st, NULL, NULL, &v))
-                free(v);
-        hashmap_deinit(&s->last);
+        hashmap_deinit_free_values(&s->last);
 }
 
 static int cmp_names(const void *a, const void *b)

@@ -29,14 +29,9 @@ int known_devices_new(struct known_devices **ret)
 
 void known_devices_free(struct known_devices *k)
 {
-        size_t state = 0;
-        void *v;
-
         if (!k)
                 return;
-        while (hashmap_iterate(&k->map, &state, NULL, NULL, &v))
-                free(v);
-        hashmap_deinit(&k->map);
+        hashmap_deinit_free_values(&k->map);
         pthread_mutex_destroy(&k->lock);
         free(k);
 }

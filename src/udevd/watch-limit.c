@@ -19,12 +19,7 @@ void watch_limit_init(struct watch_limit *wl, uint64_t window_usec, size_t max_e
 
 void watch_limit_done(struct watch_limit *wl)
 {
-        size_t state = 0;
-        void *v;
-
-        while (hashmap_iterate(&wl->map, &state, NULL, NULL, &v))
-                free(v);
-        hashmap_deinit(&wl->map);
+        hashmap_deinit_free_values(&wl->map);
 }
 
 static bool expired(const struct watch_limit *wl, const struct watch_limit_entry *e, uint64_t now)

@@ -604,7 +604,6 @@ fail:
 void watch_free(struct watch *w)
 {
         uint64_t one = 1;
-        void *value;
 
         if (!w)
                 return;
@@ -615,9 +614,7 @@ void watch_free(struct watch *w)
         safe_close(w->inotify_fd);
         safe_close(w->stop_fd);
         watch_limit_done(&w->limit);
-        for (size_t state = 0; hashmap_iterate(&w->watched, &state, NULL, NULL, &value);)
-                free(value);
-        hashmap_deinit(&w->watched);
+        hashmap_deinit_free_values(&w->watched);
         pthread_mutex_destroy(&w->lock);
         free(w);
 }
