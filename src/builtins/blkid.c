@@ -45,7 +45,6 @@
 #include "event/spawn-direct.h"
 #include "event/udev-event.h"
 #include "proto/blkid-wire.h"
-#include "shared/blocking.h"
 #include "shared/compat.h"
 #include "shared/cond.h"
 #include "shared/fileio.h"
@@ -842,20 +841,14 @@ static int run_prober(struct udev_event *ev, struct blkid_call *c, const struct 
 
         if (!ev->spawner.spawn || ev->spawner.spawn == spawn_direct || !pool_ok)
                 return run_oneshot(ev, c, o, devnode);
-        /* waiting for a server and for its answer is a wait for another
-         * process: the worker's event counts as waiting (shared/blocking.h) */
-        blocking_enter();
         s = pool_borrow();
-        if (!s) {
-                blocking_leave();
+        if (!s)
                 return log_error_errno(-ENOMEM, "%s: blkid: %m", devnode);
-        }
         if (s->oneshot_until != 0 && now_usec(CLOCK_MONOTONIC) < s->oneshot_until)
                 r = run_oneshot(ev, c, o, devnode);
         else
                 r = run_server(ev, s, c, o, devnode);
         pool_return(s);
-        blocking_leave();
         return r;
 }
 

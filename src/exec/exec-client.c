@@ -21,7 +21,6 @@
 #include "exec/exec-client.h"
 #include "exec/exec-helper.h"
 #include "exec/exec-msg.h"
-#include "shared/blocking.h"
 #include "shared/compat.h"
 #include "shared/log.h"
 #include "shared/macro.h"
@@ -574,16 +573,6 @@ static int run_wait_reply(struct run *run)
         }
 }
 
-/* The worker's thread waits for the program: others may use its CPU. */
-static int run_wait(struct run *run)
-{
-        int r;
-
-        blocking_enter();
-        r = run_wait_reply(run);
-        blocking_leave();
-        return r;
-}
 
 /* After the answer: what the program wrote before it ended is in the pipes. */
 static void run_drain(struct run *run)
@@ -719,7 +708,7 @@ int exec_run(struct exec_client *c, const struct exec_request *req, struct exec_
         exec_close_fds(fds, EXEC_MSG_FDS);
 
         if (r >= 0) {
-                r = run_wait(&run);
+                r = run_wait_reply(&run);
                 if (r == -ECONNRESET) /* hung up: replace the helper now if it died */
                         helper_replace(c, run.helper, HELPER_EXIT_WAIT_USEC, false);
         }

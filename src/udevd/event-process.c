@@ -24,7 +24,6 @@
 #include "rules/rules-exec.h"
 #include "rules/rules-trace.h"
 #include "event/udev-event.h"
-#include "shared/blocking.h"
 #include "shared/compat.h"
 #include "shared/log.h"
 #include "shared/time-util.h"
@@ -155,10 +154,8 @@ static void debug_delay(struct worker_ctx *w, const struct uevent *ev)
                 .tv_sec = (time_t)(s->debug_event_delay_usec / USEC_PER_SEC),
                 .tv_nsec = (long)(s->debug_event_delay_usec % USEC_PER_SEC * NSEC_PER_USEC),
         };
-        blocking_enter(); /* like a program: other events may use the CPU */
         while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
                 ;
-        blocking_leave();
 }
 
 /* The spawner the rules see: the real one, with the program counted and

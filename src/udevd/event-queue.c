@@ -5,7 +5,7 @@
  * delayed list, take/done/requeue, statistics. Two pure modules decide the
  * rest, called under the lock:
  *
- * Dependencies (which earlier events an event waits for) are event-deps.h's:
+ * Dependencies (which earlier events an event waits for) are event-deps.h's,
  * each event owns a dep_node, added at push and removed when the event
  * completes (done or abandoned); dependants whose last blocker goes become
  * runnable. Runnable events wait in a min-heap keyed by arrival, so the
@@ -15,15 +15,10 @@
  * program) starts before events that arrived after it, instead of behind
  * every event that became runnable in the meantime.
  *
- * Admission (how many events may start now) is admission.h's: at most
- * max_running events run, at most soft_running (the CPUs) of them compute,
- * events whose worker waits for another process (event_queue_set_blocked())
- * do not count against that, and when no running event has made progress
- * for stall_usec one more may start. The queue tells it every start,
- * finish, requeue, abandon and wait, with the time. Takers that find nothing
- * they may start sleep until woken; while runnable events are held back by
- * the per-CPU limit alone, one of them (the "standby") sleeps until the
- * stall deadline instead, so that the stall rule needs no other wake-up.
+ * Admission is one limit: at most max_running events run at once
+ * (children_max), whatever they do meanwhile; the earliest arrived runnable
+ * event takes the next free place. Takers that find nothing they may start
+ * sleep until woken.
  *
  * Requeued events (another process holds LOCK_EX on their whole disk, see
  * udevd/event-process.h) go back from
@@ -46,7 +41,6 @@
 #include "shared/macro.h"
 #include "shared/minheap.h"
 #include "shared/time-util.h"
-#include "udevd/admission.h"
 #include "udevd/event-deps.h"
 #include "udevd/event-queue.h"
 
@@ -78,7 +72,6 @@ struct queued_event {
         struct queued_event *delayed_next; /* in q->delayed */
         uint64_t not_before;  /* while delayed: CLOCK_MONOTONIC µs */
         uint64_t retry_until; /* set at the first requeue: no requeue after it */
-        bool blocked;         /* its worker waits for another process right now */
         struct dep_node *deps; /* its dependency tracking (event-deps.h) */
         size_t bytes;         /* charged to q->bytes while it counts (see qe_bytes()) */
 };
@@ -96,8 +89,8 @@ struct event_queue {
         size_t max_bytes;     /* 0: unlimited */
         size_t bytes, bytes_peak; /* charged by the events that count (the budget) */
         size_t event_bytes_max;   /* the largest charge of one event so far */
-        struct admission adm; /* limits, running and waiting counts */
-        bool standby;         /* a taker sleeps until the stall deadline */
+        unsigned max_running; /* events running at once, 0: unlimited */
+        size_t n_running;     /* QE_RUNNING events */
         bool paused;
         bool coalesce;        /* storm damping on */
         bool shutdown;
@@ -200,7 +193,7 @@ static void qe_free_chain(struct queued_event *qe)
 
 static size_t total_locked(const struct event_queue *q)
 {
-        return q->n_queued + q->adm.running;
+        return q->n_queued + q->n_running;
 }
 
 static void charge_locked(struct event_queue *q, struct queued_event *qe)
@@ -264,19 +257,11 @@ static size_t takeable_locked(const struct event_queue *q)
 {
         if (q->paused || q->n_runnable == 0)
                 return 0;
-        return MIN(q->n_runnable, (size_t)admission_room(&q->adm, now_usec(CLOCK_MONOTONIC)));
-}
-
-/* Runnable events that only the per-CPU limit holds back (the stall rule
- * will let one start; a standby taker watches the deadline). */
-static bool held_back_locked(const struct event_queue *q)
-{
-        size_t hard;
-
-        if (q->paused || q->n_runnable == 0)
-                return false;
-        hard = MIN(q->n_runnable, (size_t)admission_hard_room(&q->adm));
-        return hard > takeable_locked(q);
+        if (q->max_running == 0)
+                return q->n_runnable;
+        if (q->n_running >= q->max_running)
+                return 0;
+        return MIN(q->n_runnable, q->max_running - q->n_running);
 }
 
 /* Wake as many blocked takers as there is work for, counting wake-ups that
@@ -289,25 +274,16 @@ static void wake_takers_locked(struct event_queue *q)
                 q->n_signalled++;
                 pthread_cond_signal(&q->takers);
         }
-        /* Held-back work needs a standby, or the stall rule waits for the
-         * next transition: wake an idle taker to become it. */
-        if (!q->standby && q->n_waiting > q->n_signalled && held_back_locked(q)) {
-                q->n_signalled++;
-                pthread_cond_signal(&q->takers);
-        }
 }
 
-/* Runnable work that no idle or already woken taker will pick up, or held
- * back work with no idle taker left to stand by. */
+/* Runnable work that no idle or already woken taker will pick up. */
 static bool need_worker_locked(const struct event_queue *q)
 {
-        return q->hooks.on_need_worker &&
-               (takeable_locked(q) > q->n_signalled ||
-                (q->n_waiting == 0 && held_back_locked(q)));
+        return q->hooks.on_need_worker && takeable_locked(q) > q->n_signalled;
 }
 
-/* After a change that may let more events start (a limit, a blocked worker,
- * delayed events due): wake takers for them; true if the pool should be
+/* After a change that may let more events start (a limit, delayed events
+ * due): wake takers for them; true if the pool should be
  * asked for a worker (call on_need_worker after unlocking). */
 static bool rewake_locked(struct event_queue *q)
 {
@@ -352,11 +328,11 @@ static struct queued_event *runnable_pop_locked(struct event_queue *q)
         return qe;
 }
 
-/* A running event leaves the admission counts (done, abandoned or requeued). */
-static void running_release_locked(struct event_queue *q, struct queued_event *qe, uint64_t now)
+/* A running event leaves the running count (done, abandoned or requeued). */
+static void running_release_locked(struct event_queue *q)
 {
-        admission_finished(&q->adm, qe->blocked, now);
-        qe->blocked = false;
+        assert(q->n_running > 0);
+        q->n_running--;
 }
 
 /* ------------------------------------------------------- delayed (requeued) */
@@ -433,7 +409,7 @@ static int insert_locked(struct event_queue *q, struct queued_event *qe)
         int r;
 
         /* every live event, this one included, may be runnable at once */
-        r = minheap_reserve(&q->runnable, q->n_queued + q->adm.running + 1);
+        r = minheap_reserve(&q->runnable, q->n_queued + q->n_running + 1);
         if (r < 0)
                 return r;
         r = event_deps_add(&q->deps, qe->deps);
@@ -497,7 +473,6 @@ int event_queue_new(const struct event_queue_hooks *hooks, size_t capacity,
         if (hooks)
                 q->hooks = *hooks;
         q->capacity = capacity;
-        admission_init(&q->adm, 0, 0, 0);
         event_deps_init(&q->deps);
 
         r = -pthread_mutex_init(&q->lock, NULL);
@@ -678,7 +653,6 @@ static struct queued_event *take_locked(struct event_queue *q, bool *need)
 
         for (;;) {
                 uint64_t next = USEC_INFINITY;
-                bool standby = false;
 
                 if (q->n_delayed > 0) {
                         uint64_t now = now_usec(CLOCK_MONOTONIC);
@@ -690,16 +664,10 @@ static struct queued_event *take_locked(struct event_queue *q, bool *need)
                         *need = false;
                         return NULL;
                 }
-                if (!q->standby && held_back_locked(q)) {
-                        q->standby = standby = true;
-                        next = MIN(next, admission_deadline(&q->adm));
-                }
                 q->n_waiting++;
                 /* With delayed events, sleep at most until the earliest is due. */
                 (void)cond_wait_until(&q->takers, &q->lock, next);
                 q->n_waiting--;
-                if (standby)
-                        q->standby = false;
                 /* Also after a timeout: an undercount only costs extra wake-ups. */
                 if (q->n_signalled > 0)
                         q->n_signalled--;
@@ -710,19 +678,14 @@ static struct queued_event *take_locked(struct event_queue *q, bool *need)
         q->n_queued--;
         qe->state = QE_RUNNING;
         qe->start_usec = now_usec(CLOCK_MONOTONIC);
-        qe->blocked = false;
         list_append(&q->lent, qe);
-        admission_started(&q->adm, qe->start_usec);
+        q->n_running++;
 
         if (q->shutdown && q->n_queued == 0)
                 pthread_cond_broadcast(&q->takers); /* the others may leave now */
         else
-                wake_takers_locked(q); /* make up for a wake-up lost to a spurious one,
-                                        * and find a standby for held-back work */
-        /* No idle taker left to stand by for the held-back work: ask for one
-         * (the pool is full otherwise: pushes ask for takeable work). */
-        *need = !q->shutdown && q->hooks.on_need_worker && q->n_waiting == 0 &&
-                held_back_locked(q);
+                wake_takers_locked(q); /* make up for a wake-up lost to a spurious one */
+        *need = false; /* pushes and done_take() ask for workers */
         return qe;
 }
 
@@ -747,7 +710,7 @@ static void done_locked(struct event_queue *q, struct queued_event *qe, bool wil
         list_remove(&q->lent, qe);
         if (qe->state == QE_RUNNING) {
                 release_locked(q, qe);
-                running_release_locked(q, qe, now_usec(CLOCK_MONOTONIC));
+                running_release_locked(q);
                 uncharge_locked(q, qe);
                 q->done_total++;
                 count_decreased_locked(q);
@@ -783,52 +746,13 @@ struct queued_event *event_queue_done_take(struct event_queue *q, struct queued_
         return next;
 }
 
-/* Under the lock: apply new limits, wake for what they allow. */
-static void set_limits_locked(struct event_queue *q, unsigned soft_running,
-                              unsigned max_running, uint64_t stall_usec, bool *need)
-{
-        admission_set_limits(&q->adm, soft_running, max_running, stall_usec);
-        *need = rewake_locked(q);
-}
-
-void event_queue_set_soft_running(struct event_queue *q, unsigned soft_running,
-                                  uint64_t stall_usec)
-{
-        bool need;
-
-        pthread_mutex_lock(&q->lock);
-        set_limits_locked(q, soft_running, q->adm.max_running, stall_usec, &need);
-        pthread_mutex_unlock(&q->lock);
-        if (need)
-                q->hooks.on_need_worker(q->hooks.userdata);
-}
-
 void event_queue_set_max_running(struct event_queue *q, unsigned max_running)
 {
         bool need;
 
         pthread_mutex_lock(&q->lock);
-        set_limits_locked(q, q->adm.cpus, max_running, q->adm.stall_usec, &need);
-        pthread_mutex_unlock(&q->lock);
-        if (need)
-                q->hooks.on_need_worker(q->hooks.userdata);
-}
-
-void event_queue_set_blocked(struct event_queue *q, struct queued_event *qe, bool blocked)
-{
-        bool need = false;
-
-        pthread_mutex_lock(&q->lock);
-        if (qe->blocked != blocked && qe->state == QE_RUNNING) {
-                uint64_t now = now_usec(CLOCK_MONOTONIC);
-
-                qe->blocked = blocked;
-                if (blocked)
-                        admission_wait_begins(&q->adm, now); /* a place may open */
-                else
-                        admission_wait_ends(&q->adm, now);
-                need = rewake_locked(q);
-        }
+        q->max_running = max_running;
+        need = rewake_locked(q);
         pthread_mutex_unlock(&q->lock);
         if (need)
                 q->hooks.on_need_worker(q->hooks.userdata);
@@ -862,7 +786,7 @@ int event_queue_requeue(struct event_queue *q, struct queued_event *qe, uint64_t
         list_remove(&q->lent, qe);
         qe->state = QE_QUEUED;
         list_append(&q->queued, qe);
-        running_release_locked(q, qe, now);
+        running_release_locked(q);
         q->n_queued++;
         if (delay_usec == 0) {
                 runnable_append_locked(q, qe);
@@ -982,11 +906,10 @@ void event_queue_get_stats(struct event_queue *q, struct event_queue_stats *ret)
         pthread_mutex_lock(&q->lock);
         *ret = (struct event_queue_stats){
                 .queued = q->n_queued,
-                .running = q->adm.running,
-                .waiting = q->adm.waiting,
+                .running = q->n_running,
                 .runnable = q->n_runnable,
                 .delayed = q->n_delayed,
-                .startable = takeable_locked(q) + (held_back_locked(q) ? 1 : 0),
+                .startable = takeable_locked(q),
                 .pushed_total = q->pushed_total,
                 .done_total = q->done_total,
                 .coalesced_total = q->coalesced_total,
@@ -1032,7 +955,7 @@ void event_queue_foreach_pending(struct event_queue *q,
                         continue;
                 const struct queue_pending_info info = {
                         .ev = qe->ev, .first_seqnum = queued_event_first_seqnum(qe),
-                        .running = true, .blocked = qe->blocked,
+                        .running = true,
                         .start_usec = qe->start_usec,
                 };
                 go = cb(&info, userdata);
@@ -1058,7 +981,7 @@ bool queued_event_abandon_locked(struct event_queue *q, struct queued_event *qe)
                 return false; /* the worker is already publishing its result */
         qe->state = QE_ABANDONED;
         release_locked(q, qe);
-        running_release_locked(q, qe, now_usec(CLOCK_MONOTONIC));
+        running_release_locked(q);
         uncharge_locked(q, qe);
         q->done_total++;
         count_decreased_locked(q);

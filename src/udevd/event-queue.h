@@ -53,12 +53,11 @@ struct event_queue_hooks {
          * /run/udev/queue; must be quick and must not call back into the queue. */
         void (*on_busy_changed)(bool busy, void *userdata);
         /* Called without the lock, from the caller's thread, after a call
-         * that left events takers may start (or events held back by the
-         * per-CPU limit) with no idle worker waiting in take() to start
-         * them (or to stand by): the pool may start another worker. Callers
-         * include push, take, set_blocked, the limit setters, requeue,
-         * retry_disk, set_paused(false) and foreach_running (after an
-         * abandon); so also worker threads. */
+         * that left events takers may start with no idle worker waiting in
+         * take() to start them: the pool may start another worker. Callers
+         * include push, done_take, the limit setter, requeue, retry_disk,
+         * set_paused(false) and foreach_running (after an abandon); so also
+         * worker threads. */
         void (*on_need_worker)(void *userdata);
         void *userdata;
 };
@@ -141,19 +140,6 @@ void event_queue_set_paused(struct event_queue *q, bool paused);
 /* Limit of events running at once (children max); takers beyond it wait.
  * 0 = unlimited (the default). */
 void event_queue_set_max_running(struct event_queue *q, unsigned max_running);
-/* The per-CPU limit and the stall rule (admission.h): at most soft_running
- * events that are not waiting for another process run at once; when none of
- * the running events has made progress (taken, finished, requeued,
- * abandoned, a wait begun or ended) for stall_usec, one more may start, up
- * to max_running, and so on once per stall_usec. 0 = no such limit (the
- * default): only max_running counts. */
-void event_queue_set_soft_running(struct event_queue *q, unsigned soft_running,
-                                  uint64_t stall_usec);
-/* The worker of the running event qe starts (true) or stops (false) waiting
- * for another process: a program, the exec helper's reply. While it
- * waits, the event does not count against soft_running. No effect on an
- * event that is no longer running (abandoned). */
-void event_queue_set_blocked(struct event_queue *q, struct queued_event *qe, bool blocked);
 
 /* Shut down: with drop_queued, not-yet-running events are freed at once;
  * otherwise take() keeps handing out events until none are left. In both cases
@@ -167,11 +153,9 @@ void event_queue_shutdown(struct event_queue *q, bool drop_queued);
 struct event_queue_stats {
         size_t queued;   /* waiting (blocked or runnable) */
         size_t running;  /* lent to workers */
-        size_t waiting;  /* ... whose worker waits for another process */
         size_t runnable; /* queued and not blocked */
         size_t delayed;  /* queued, requeued and waiting for their retry time */
-        size_t startable; /* runnable events takers may start now, +1 for a standby
-                           * taker while the per-CPU limit holds some back */
+        size_t startable; /* runnable events takers may start now */
         uint64_t pushed_total;
         uint64_t done_total; /* finished or abandoned (dropped ones not counted) */
         uint64_t coalesced_total; /* merged into a queued event (never in pushed_total) */
@@ -197,7 +181,6 @@ struct queue_pending_info {
         uint64_t first_seqnum;     /* queued_event_first_seqnum(): the lowest SEQNUM
                                     * it covers (<= ev->seqnum) */
         bool running;              /* lent to a worker */
-        bool blocked;              /* running: its worker waits for another process */
         bool delayed;              /* queued: requeued, its disk is locked */
         size_t blockers;           /* queued: earlier live events it waits for */
         uint64_t start_usec;       /* running: CLOCK_MONOTONIC when started */

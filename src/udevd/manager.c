@@ -429,7 +429,7 @@ struct pending_item {
         uint64_t seqnum, first_seqnum, recv_usec, start_usec;
         enum uevent_action action;
         char devpath[256], subsystem[48];
-        bool running, blocked, delayed;
+        bool running, delayed;
         size_t blockers;
         /* the program its worker runs, if any */
         char program[64];
@@ -455,7 +455,7 @@ static bool pending_collect(const struct queue_pending_info *info, void *userdat
                 .seqnum = info->ev->seqnum, .first_seqnum = info->first_seqnum,
                 .recv_usec = info->ev->recv_usec,
                 .start_usec = info->start_usec, .action = info->ev->action,
-                .running = info->running, .blocked = info->blocked, .delayed = info->delayed,
+                .running = info->running, .delayed = info->delayed,
                 .blockers = info->blockers,
         };
         snprintf(it->devpath, sizeof(it->devpath), "%s", info->ev->devpath);
@@ -910,7 +910,6 @@ int manager_new(const struct udevd_settings *settings, const struct manager_opti
                   settings->queue_max_bytes);
         event_queue_set_max_running(m->queue, m->children_max);
         event_queue_set_coalesce(m->queue, true); /* udevd(8) STORM DAMPING */
-        event_queue_set_soft_running(m->queue, udevd_cpus(), UDEVD_STALL_USEC);
         r = worker_pool_new(m->queue, settings, m->children_max, &m->pool);
         if (r < 0)
                 goto fail;

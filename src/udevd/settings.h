@@ -38,12 +38,6 @@ struct exec_client;
 #define UDEVD_QUEUE_MAX_BYTES_LIMIT (UINT64_C(64) * 1024 * 1024 * 1024)
 #define UDEVD_RCVBUF_SIZE (128 * 1024 * 1024)
 #define UDEVD_CHILDREN_MAX_LIMIT 2048
-/* The admission policy (udevd/admission.h): at most children_max events run,
- * at most one per CPU computes (events waiting for a program or the exec
- * helper do not count); when none of the running events has
- * made progress (started, finished, begun or ended a wait) for
- * UDEVD_STALL_USEC, one more may start, and so on once per period. */
-#define UDEVD_STALL_USEC 1000
 
 struct udevd_settings {
         bool daemonize;

@@ -239,9 +239,9 @@ static struct queued_event *taker_join(struct taker *t)
         return atomic_load(&t->got);
 }
 
-/* Soft limit 1, no stall in sight: a second event waits while the first
- * runs; done_take() hands the next one to the same worker. */
-static void test_soft_limit(void)
+/* children_max 1: a second event waits while the first runs; done_take()
+ * hands the next one to the same worker without waking the waiting one. */
+static void test_max_running_done_take(void)
 {
         struct event_queue *q;
         struct counters c;
@@ -249,14 +249,13 @@ static void test_soft_limit(void)
         struct queued_event *a, *b, *d;
 
         q = new_queue(&c, 0);
-        event_queue_set_soft_running(q, 1, 60 * USEC_PER_SEC);
+        event_queue_set_max_running(q, 1);
         push1(q, mk(1, "add", "/devices/a", "test", NULL));
         push1(q, mk(2, "add", "/devices/b", "test", NULL));
         push1(q, mk(3, "add", "/devices/c", "test", NULL));
-        /* one to start, plus a standby taker */
-        ASSERT_EQ(stats(q).startable, 2);
+        ASSERT_EQ(stats(q).startable, 1);
         a = take_now(q, 1);
-        ASSERT_EQ(stats(q).startable, 1); /* the standby */
+        ASSERT_EQ(stats(q).startable, 0);
         taker_start(&t, q);
         sleep_ms(50);
         ASSERT_TRUE(!atomic_load(&t.returned));
@@ -269,8 +268,8 @@ static void test_soft_limit(void)
         ASSERT_TRUE(d);
         ASSERT_EQ(queued_event_uevent(d)->seqnum, 3);
         event_queue_done(q, d);
-        /* without a soft limit all three start at once */
-        event_queue_set_soft_running(q, 0, 0);
+        /* without a limit both start at once */
+        event_queue_set_max_running(q, 0);
         push1(q, mk(4, "add", "/devices/a", "test", NULL));
         push1(q, mk(5, "add", "/devices/b", "test", NULL));
         ASSERT_EQ(stats(q).startable, 2);
@@ -278,93 +277,6 @@ static void test_soft_limit(void)
         b = take_now(q, 5);
         event_queue_done(q, a);
         event_queue_done(q, b);
-        event_queue_free(q);
-}
-
-/* When the running event makes no progress for the stall time, one more starts. */
-static void test_soft_limit_stall(void)
-{
-        struct event_queue *q;
-        struct counters c;
-        struct taker t;
-        struct queued_event *a, *b;
-        uint64_t t0;
-
-        q = new_queue(&c, 0);
-        event_queue_set_soft_running(q, 1, 30 * USEC_PER_MSEC);
-        push1(q, mk(1, "add", "/devices/a", "test", NULL));
-        push1(q, mk(2, "add", "/devices/b", "test", NULL));
-        a = take_now(q, 1);
-        t0 = now_usec(CLOCK_MONOTONIC);
-        taker_start(&t, q);
-        b = taker_join(&t);
-        ASSERT_TRUE(b);
-        ASSERT_EQ(queued_event_uevent(b)->seqnum, 2);
-        ASSERT_TRUE(now_usec(CLOCK_MONOTONIC) - t0 >= 25 * USEC_PER_MSEC);
-        event_queue_done(q, a);
-        event_queue_done(q, b);
-        event_queue_free(q);
-}
-
-/* The same when the held-back event arrives while the idle taker already
- * sleeps (nothing was held back when it went to sleep): the push must make
- * it the standby, or the stall rule waits for the next completion. */
-static void test_soft_limit_stall_after_push(void)
-{
-        struct event_queue *q;
-        struct counters c;
-        struct taker t;
-        struct queued_event *a, *b;
-
-        q = new_queue(&c, 0);
-        event_queue_set_soft_running(q, 1, 100 * USEC_PER_MSEC);
-        push1(q, mk(1, "add", "/devices/a", "test", NULL));
-        a = take_now(q, 1);
-        taker_start(&t, q);
-        sleep_ms(10); /* asleep, not as a standby: nothing is held back */
-        ASSERT_TRUE(!atomic_load(&t.returned));
-        /* before the stall deadline: held back */
-        push1(q, mk(2, "add", "/devices/b", "test", NULL));
-        /* a never completes: only the stall rule can start b */
-        b = taker_join(&t);
-        ASSERT_TRUE(b);
-        ASSERT_EQ(queued_event_uevent(b)->seqnum, 2);
-        event_queue_done(q, a);
-        event_queue_done(q, b);
-        event_queue_free(q);
-}
-
-/* A worker waiting for a program frees its place at once. */
-static void test_soft_limit_blocked(void)
-{
-        struct event_queue *q;
-        struct counters c;
-        struct taker t;
-        struct queued_event *a, *b;
-
-        q = new_queue(&c, 0);
-        event_queue_set_soft_running(q, 1, 60 * USEC_PER_SEC);
-        push1(q, mk(1, "add", "/devices/a", "test", NULL));
-        push1(q, mk(2, "add", "/devices/b", "test", NULL));
-        push1(q, mk(3, "add", "/devices/c", "test", NULL));
-        a = take_now(q, 1);
-        taker_start(&t, q);
-        sleep_ms(30);
-        ASSERT_TRUE(!atomic_load(&t.returned));
-        atomic_store(&c.need_worker, 0);
-        event_queue_set_blocked(q, a, true);
-        b = taker_join(&t);
-        ASSERT_TRUE(b);
-        ASSERT_EQ(queued_event_uevent(b)->seqnum, 2);
-        /* 3 is held back again (1 blocked, 2 running) and no taker is idle:
-         * the pool is asked for a standby */
-        ASSERT_EQ(stats(q).startable, 1);
-        ASSERT_TRUE(atomic_load(&c.need_worker) >= 1);
-        event_queue_set_blocked(q, a, false);
-        event_queue_done(q, a);
-        event_queue_done(q, b);
-        a = take_now(q, 3);
-        event_queue_done(q, a);
         event_queue_free(q);
 }
 
@@ -728,56 +640,10 @@ static void test_abandon_last(void)
         event_queue_free(q);
 }
 
-/* Waits do not count against the per-CPU limit, and their beginning and end
- * are progress; stats count the waiting events. */
-static void test_soft_limit_waiting(void)
-{
-        struct queued_event *a, *b, *d;
-        struct event_queue *q;
-        struct counters c;
-
-        q = new_queue(&c, 0);
-        event_queue_set_soft_running(q, 1, 60 * USEC_PER_SEC); /* no stall start */
-        for (int i = 1; i <= 4; i++) {
-                char dp[32];
-
-                snprintf(dp, sizeof(dp), "/devices/d%d", i);
-                push1(q, mk((uint64_t)i, "add", dp, "test", NULL));
-        }
-        a = take_now(q, 1);
-        ASSERT_EQ(stats(q).startable, 1); /* the standby only */
-        event_queue_set_blocked(q, a, true);
-        event_queue_set_blocked(q, a, true); /* idempotent */
-        ASSERT_EQ(stats(q).waiting, 1);
-        ASSERT_EQ(stats(q).startable, 2); /* 2, and a standby for 3 and 4 */
-        b = take_now(q, 2);
-        event_queue_set_blocked(q, b, true);
-        d = take_now(q, 3);
-        ASSERT_EQ(stats(q).running, 3);
-        ASSERT_EQ(stats(q).waiting, 2);
-        ASSERT_EQ(stats(q).startable, 1); /* 4 is held back: the standby */
-        /* a's program ends: two compute on one CPU, still nothing starts */
-        event_queue_set_blocked(q, a, false);
-        ASSERT_EQ(stats(q).waiting, 1);
-        ASSERT_EQ(stats(q).startable, 1);
-        /* d finishes: a and b's program; still one computing */
-        event_queue_done(q, d);
-        ASSERT_EQ(stats(q).startable, 1);
-        event_queue_done(q, a); /* only b, waiting: 4 may start */
-        ASSERT_EQ(stats(q).startable, 1);
-        ASSERT_EQ(stats(q).runnable, 1);
-        d = take_now(q, 4);
-        ASSERT_EQ(stats(q).startable, 0);
-        event_queue_done(q, d);
-        event_queue_set_blocked(q, b, false);
-        event_queue_done(q, b);
-        ASSERT_EQ(stats(q).running + stats(q).waiting + stats(q).queued, 0);
-        event_queue_free(q);
-}
-
-/* An event given up (abandoned) or requeued while its worker waits leaves
- * the waiting count; its worker's later "wait ended" changes nothing. */
-static void test_soft_limit_waiting_released(void)
+/* An event given up (abandoned) or requeued leaves the running count: its
+ * place under children_max opens at once; its worker's later done() changes
+ * nothing. */
+static void test_max_running_released(void)
 {
         struct abandon_ctx ctx;
         struct queued_event *a, *b;
@@ -785,30 +651,25 @@ static void test_soft_limit_waiting_released(void)
         struct counters c;
 
         q = new_queue(&c, 0);
-        event_queue_set_soft_running(q, 1, 60 * USEC_PER_SEC);
+        event_queue_set_max_running(q, 2);
         push1(q, mk(1, "add", "/devices/a", "test", NULL));
         push1(q, mk(2, "add", "/devices/b", "test", NULL));
         push1(q, mk(3, "add", "/devices/c", "test", NULL));
         a = take_now(q, 1);
-        event_queue_set_blocked(q, a, true);
         b = take_now(q, 2);
+        ASSERT_EQ(stats(q).startable, 0);
         ctx = (struct abandon_ctx){ .q = q, .seqnum = 1 };
         event_queue_foreach_running(q, abandon_cb, &ctx);
         ASSERT_EQ(stats(q).running, 1);
-        ASSERT_EQ(stats(q).waiting, 0);
-        ASSERT_EQ(stats(q).startable, 1); /* 3 held back by b: the standby */
-        event_queue_set_blocked(q, a, false);
-        event_queue_set_blocked(q, a, true);
-        ASSERT_EQ(stats(q).waiting, 0);
+        ASSERT_EQ(stats(q).startable, 1); /* 3 may start in 1's place */
         event_queue_done(q, a);
         ASSERT_EQ(stats(q).running, 1);
-        /* b waits, then is requeued (a locked disk) while it waits */
-        event_queue_set_blocked(q, b, true);
-        ASSERT_EQ(stats(q).waiting, 1);
+        ASSERT_EQ(stats(q).startable, 1);
+        /* b is requeued (a locked disk): 2 and 3 may start again */
         ASSERT_EQ(event_queue_requeue(q, b, 0, 60 * USEC_PER_SEC), 0);
         ASSERT_EQ(stats(q).running, 0);
-        ASSERT_EQ(stats(q).waiting, 0);
         ASSERT_EQ(stats(q).runnable, 2);
+        ASSERT_EQ(stats(q).startable, 2);
         b = take_now(q, 2); /* arrival order: 2 came before 3 */
         event_queue_done(q, b);
         b = take_now(q, 3);
@@ -1758,7 +1619,7 @@ struct stress {
         atomic_bool pusher_done;
         atomic_uint_fast64_t abandoned;
         bool conflict[S_NPATHS][S_NPATHS];
-        bool soft; /* soft limit, blocked waits, done_take() */
+        bool limited; /* children_max 2, done_take() */
 };
 
 static bool path_conflict(const char *a, const char *b)
@@ -1787,20 +1648,8 @@ static void *s_worker(void *userdata)
                 else if (r % 4 == 0)
                         sched_yield();
                 (void)queued_event_abandoned(qe);
-                /* Waits for programs: "net" events always wait, "block"
-                 * ones never, "test" ones in alternating phases, besides
-                 * some at random. */
-                const struct uevent *ev = queued_event_uevent(qe);
-                bool waits = streq(ev->subsystem, "net") ||
-                             (streq(ev->subsystem, "test") && ev->seqnum / 300 % 2 == 1) ||
-                             (!streq(ev->subsystem, "block") && r % 7 == 0);
-                if (s->soft && waits) {
-                        event_queue_set_blocked(s->q, qe, true); /* a program's wait */
-                        sched_yield();
-                        event_queue_set_blocked(s->q, qe, false);
-                }
                 atomic_store(&e->end, atomic_fetch_add(&s->tick, 1) + 1);
-                if (s->soft && r % 3 != 0) {
+                if (s->limited && r % 3 != 0) {
                         qe = event_queue_done_take(s->q, qe);
                 } else {
                         event_queue_done(s->q, qe);
@@ -1958,7 +1807,7 @@ static void s_check(struct stress *s)
         }
 }
 
-static void run_stress(bool soft)
+static void run_stress(bool limited)
 {
         pthread_t workers[S_WORKERS], pusher, manager;
         struct stress *s;
@@ -1977,9 +1826,9 @@ static void run_stress(bool soft)
                 .on_busy_changed = on_busy, .on_need_worker = on_need, .userdata = &s->c,
         };
         ASSERT_EQ(event_queue_new(&hooks, 256, &s->q), 0);
-        s->soft = soft;
-        if (soft)
-                event_queue_set_soft_running(s->q, 2, 200);
+        s->limited = limited;
+        if (limited)
+                event_queue_set_max_running(s->q, 2);
         for (unsigned i = 0; i < S_WORKERS; i++)
                 ASSERT_EQ(thread_start(&workers[i], s_worker, s), 0);
         ASSERT_EQ(thread_start(&manager, s_manager, s), 0);
@@ -1998,7 +1847,7 @@ static void run_stress(bool soft)
         ASSERT_EQ(atomic_load(&s->c.busy_true), atomic_load(&s->c.busy_false));
         ASSERT_TRUE(atomic_load(&s->c.busy_true) >= 1);
         s_check(s);
-        ASSERT_EQ(stats(s->q).running + stats(s->q).waiting, 0);
+        ASSERT_EQ(stats(s->q).running, 0);
         fprintf(stderr, "(%" PRIu64 " abandoned, %d busy cycles, %d worker requests) ",
                 (uint64_t)atomic_load(&s->abandoned), atomic_load(&s->c.busy_true),
                 atomic_load(&s->c.need_worker));
@@ -2012,8 +1861,8 @@ static void test_stress(void)
         run_stress(false);
 }
 
-/* The same with a soft limit of 2 (stall 200 µs), blocked waits and done_take(). */
-static void test_stress_soft(void)
+/* The same with children_max 2 and done_take(). */
+static void test_stress_limited(void)
 {
         run_stress(true);
 }
@@ -2052,12 +1901,8 @@ int main(void)
         TEST_RUN(test_scale_independent);
         TEST_RUN(test_scale_chain);
         TEST_RUN(test_stress);
-        TEST_RUN(test_stress_soft);
-        TEST_RUN(test_soft_limit);
-        TEST_RUN(test_soft_limit_stall);
-        TEST_RUN(test_soft_limit_stall_after_push);
-        TEST_RUN(test_soft_limit_blocked);
-        TEST_RUN(test_soft_limit_waiting);
-        TEST_RUN(test_soft_limit_waiting_released);
+        TEST_RUN(test_stress_limited);
+        TEST_RUN(test_max_running_done_take);
+        TEST_RUN(test_max_running_released);
         return 0;
 }

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "builtins/builtin.h"
-#include "shared/blocking.h"
 #include "shared/log.h"
 #include "shared/thread-util.h"
 #include "shared/time-util.h"
@@ -29,7 +28,6 @@ struct worker {
         struct worker_pool *pool;
         pthread_t thread;
         unsigned id;
-        struct queued_event *current; /* the event this thread runs; its own thread only */
         struct worker_program program; /* the program it waits for (event-process.h) */
 };
 
@@ -84,16 +82,6 @@ static bool requeue_locked_event(struct worker_ctx *w, struct worker_pool *p,
         return false;
 }
 
-static void worker_blocked(enum blocking_event ev, void *userdata)
-{
-        struct worker *self = userdata;
-        struct event_queue *q = self->pool->queue;
-
-        if (!self->current)
-                return;
-        event_queue_set_blocked(q, self->current, ev == BLOCKING_ENTER);
-}
-
 static void *worker_main(void *userdata)
 {
         struct worker *self = userdata;
@@ -112,17 +100,11 @@ static void *worker_main(void *userdata)
         if (r < 0)
                 log_error_errno(r, "worker %u: failed to open the broadcast socket: %m", self->id);
 
-        /* Waits for other processes (programs, the exec helper's reply:
-         * shared/blocking.h) are told to the queue for the running event:
-         * while it waits it does not count against the per-CPU limit. */
-        blocking_set_thread_hook(worker_blocked, self);
         struct queued_event *qe = event_queue_take(p->queue);
         while (qe) {
                 atomic_fetch_add(&p->busy, 1);
-                self->current = qe;
                 const struct uevent *ev = queued_event_uevent(qe);
                 r = event_process(&w, ev, event_abandoned, qe);
-                self->current = NULL;
                 if (r == EVENT_PROCESS_LOCKED && requeue_locked_event(&w, p, qe)) {
                         atomic_fetch_sub(&p->busy, 1);
                         qe = event_queue_take(p->queue);
@@ -136,7 +118,6 @@ static void *worker_main(void *userdata)
                 atomic_fetch_sub(&p->busy, 1);
                 qe = event_queue_done_take(p->queue, qe);
         }
-        blocking_set_thread_hook(NULL, NULL);
 
         broadcaster_close(&w.bc);
         builtins_thread_exit(); /* this thread's libkmod context, hwdb mapping, ... */
@@ -200,9 +181,9 @@ void worker_pool_grow(struct worker_pool *p)
         unsigned started = 0;
 
         /* Start as many workers as there are events the queue lets start
-         * (its per-CPU limit included) that no free (idle or just started)
-         * worker will take, plus a standby, up to the limit: a burst gets its
-         * parallelism at once, not one thread per wake-up. */
+         * that no free (idle or just started) worker will take, up to the
+         * limit: a burst gets its parallelism at once, not one thread per
+         * wake-up. */
         event_queue_get_stats(p->queue, &qs);
         pthread_mutex_lock(&p->lock);
         unsigned busy = atomic_load(&p->busy);

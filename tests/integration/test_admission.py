@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The admission policy (udevd(8), CONCURRENCY) on real events: events whose
-worker waits for a program do not count against the one-per-CPU limit, so as
-many programs run at once as children_max allows, and never more; events of
-one device still run one after the other, in order.
+"""The admission policy (udevd(8), CONCURRENCY) on real events: as many
+events run at once as children_max allows, whatever they do, so as many
+programs run side by side, and never more; events of one device still run
+one after the other, in order.
 
 Real veth interfaces, a real rules file, real RUN programs (a shell script)
 that leave a marker file while they run. Concurrency is counted from those
@@ -81,8 +81,8 @@ def wait_broadcast(kernel_mon, udev_mon, paths):
 
 def test_programs_run_side_by_side(tmp_path, udevd_factory, net, kernel_mon, udev_mon):
     """8 interfaces whose program waits until all 8 programs run: with
-    children_max 16, each of them sees all 8 markers (on any number of
-    CPUs: a waiting event does not count against the per-CPU limit)."""
+    children_max 16, each of them sees all 8 markers, on any number of
+    CPUs."""
     n = 8
     state = start_storm(tmp_path, udevd_factory, "aw", 16, n, "keep")
     paths = add_veths(net, "aw", n // 2)
