@@ -2,11 +2,10 @@
 /* threads: any (one internal mutex, taken only in this file) */
 /*
  * The queue's own concerns: its lock and lifecycle, the runnable heap, the
- * delayed list, take/done/requeue, statistics. Two pure modules decide the
- * rest, called under the lock:
+ * delayed list, admission, take/done/requeue, statistics.
  *
- * Dependencies (which earlier events an event waits for) are event-deps.h's,
- * each event owns a dep_node, added at push and removed when the event
+ * Dependencies (which earlier events an event waits for) are decided by the
+ * pure module event-deps.h, called under the lock: each event owns a dep_node, added at push and removed when the event
  * completes (done or abandoned); dependants whose last blocker goes become
  * runnable. Runnable events wait in a min-heap keyed by arrival, so the
  * taker always starts the earliest arrived event that may run, as

@@ -34,7 +34,7 @@ int worker_pool_new(struct event_queue *q, const struct udevd_settings *settings
 struct snapshot_holder;
 void worker_pool_set_snapshots(struct worker_pool *p, struct snapshot_holder *h);
 /* Start the workers the queue asks for (events it lets start that no idle
- * worker will take, plus a standby), up to the limit. Any thread. */
+ * worker will take), up to the limit. Any thread. */
 void worker_pool_grow(struct worker_pool *p);
 void worker_pool_set_max(struct worker_pool *p, unsigned max_workers);
 /* Join all workers: call after event_queue_shutdown(). */
