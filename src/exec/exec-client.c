@@ -573,7 +573,6 @@ static int run_wait_reply(struct run *run)
         }
 }
 
-
 /* After the answer: what the program wrote before it ended is in the pipes. */
 static void run_drain(struct run *run)
 {

@@ -5,9 +5,9 @@
  * delayed list, admission, take/done/requeue, statistics.
  *
  * Dependencies (which earlier events an event waits for) are decided by the
- * pure module event-deps.h, called under the lock: each event owns a dep_node, added at push and removed when the event
- * completes (done or abandoned); dependants whose last blocker goes become
- * runnable. Runnable events wait in a min-heap keyed by arrival, so the
+ * pure module event-deps.h, called under the lock: each event owns a
+ * dep_node, added at push and removed when the event completes (done or
+ * abandoned); dependants whose last blocker goes become runnable. Runnable events wait in a min-heap keyed by arrival, so the
  * taker always starts the earliest arrived event that may run, as
  * systemd-udevd does: an event released late by its blocker (a network
  * interface's "queues" children, once the interface's own event has run its
@@ -645,8 +645,9 @@ int event_queue_wait_empty(struct event_queue *q, uint64_t deadline_usec)
         return wait_space(q, deadline_usec, empty_done);
 }
 
-/* *need: the pool should start a worker (see need_worker_locked()). */
-static struct queued_event *take_locked(struct event_queue *q, bool *need)
+/* Wait for an event the caller may start and lend it; NULL at shutdown.
+ * Never asks for a worker: whoever made the work available did. */
+static struct queued_event *take_locked(struct event_queue *q)
 {
         struct queued_event *qe;
 
@@ -659,10 +660,8 @@ static struct queued_event *take_locked(struct event_queue *q, bool *need)
                 }
                 if (takeable_locked(q) > 0)
                         break;
-                if (q->shutdown && (q->paused || q->n_queued == 0)) {
-                        *need = false;
+                if (q->shutdown && (q->paused || q->n_queued == 0))
                         return NULL;
-                }
                 q->n_waiting++;
                 /* With delayed events, sleep at most until the earliest is due. */
                 (void)cond_wait_until(&q->takers, &q->lock, next);
@@ -684,20 +683,16 @@ static struct queued_event *take_locked(struct event_queue *q, bool *need)
                 pthread_cond_broadcast(&q->takers); /* the others may leave now */
         else
                 wake_takers_locked(q); /* make up for a wake-up lost to a spurious one */
-        *need = false; /* pushes and done_take() ask for workers */
         return qe;
 }
 
 struct queued_event *event_queue_take(struct event_queue *q)
 {
         struct queued_event *qe;
-        bool need;
 
         pthread_mutex_lock(&q->lock);
-        qe = take_locked(q, &need);
+        qe = take_locked(q);
         pthread_mutex_unlock(&q->lock);
-        if (need)
-                q->hooks.on_need_worker(q->hooks.userdata);
         return qe;
 }
 
@@ -732,16 +727,13 @@ void event_queue_done(struct event_queue *q, struct queued_event *qe)
 struct queued_event *event_queue_done_take(struct event_queue *q, struct queued_event *qe)
 {
         struct queued_event *next;
-        bool need;
 
         pthread_mutex_lock(&q->lock);
         if (qe)
                 done_locked(q, qe, true);
-        next = take_locked(q, &need);
+        next = take_locked(q);
         pthread_mutex_unlock(&q->lock);
         qe_free(qe);
-        if (need)
-                q->hooks.on_need_worker(q->hooks.userdata);
         return next;
 }
 

@@ -55,9 +55,8 @@ struct event_queue_hooks {
         /* Called without the lock, from the caller's thread, after a call
          * that left events takers may start with no idle worker waiting in
          * take() to start them: the pool may start another worker. Callers
-         * include push, done_take, the limit setter, requeue, retry_disk,
-         * set_paused(false) and foreach_running (after an abandon); so also
-         * worker threads. */
+         * are push, the limit setter, requeue, retry_disk, set_paused(false)
+         * and foreach_running (after an abandon); so also worker threads. */
         void (*on_need_worker)(void *userdata);
         void *userdata;
 };
