@@ -31,7 +31,9 @@ DATA = "/run/udev/data"
 SET_PROP = re.compile(r"^(.*(?:DEVLINKS|TAGS)=)('?)(.*?)('?)$")
 VOLATILE_ATTR = re.compile(
     r"^(\s*ATTRS?\{(?:power/runtime_active_time|power/runtime_suspended_time|stat|inflight|"
-    r"max_bytes|min_bytes|power/wakeup_\w+|power/runtime_usage)\}==)\".*\"$")
+    r"max_bytes|min_bytes|power/wakeup_\w+|power/runtime_usage|"
+    r"cpuidle/state\d+/(?:time|usage|above|below|rejected|s2idle/\w+)|"
+    r"cpufreq/(?:scaling|cpuinfo)_cur_freq)\}==)\".*\"$")
 
 
 def _sorted_words(key_prefix, quote, value):
