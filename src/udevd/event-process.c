@@ -201,7 +201,7 @@ static int tracked_spawn(void *userdata, const char *cmd, char *const envp[], bo
 struct event_run {
         struct udevd_snapshot *snap;
         struct device_ctx *ctx;
-        struct db_record old;
+        struct db_record no_old; /* the empty record of a device without one */
         struct udev_event e;
         bool e_ready;
         struct spawn_direct spawn;
@@ -228,12 +228,18 @@ static int event_run_init(struct worker_ctx *w, const struct uevent *ev, struct 
         if (r < 0)
                 return r;
         er->e_ready = true;
+        /* The old record is read through the device, which keeps it: a
+         * builtin asking whether the device is initialized (blkid) reuses it. */
+        er->e.old_db = &er->no_old;
         if (ev->id[0]) {
-                r = db_read(w->settings->run_dir, ev->id, &er->old);
-                if (r < 0 && r != -ENOENT)
+                const struct db_record *old;
+
+                r = device_get_db(dev, &old);
+                if (r >= 0)
+                        er->e.old_db = old;
+                else if (r != -ENOENT)
                         log_warning_errno(r, "%s: ignoring unreadable database entry: %m", ev->id);
         }
-        er->e.old_db = &er->old;
         er->e.global_props = er->snap ? &er->snap->global_props : NULL;
         er->spawn = (struct spawn_direct){
                 .timeout_signal = w->settings->timeout_signal,
@@ -264,7 +270,6 @@ static void event_run_done(struct event_run *er)
 {
         if (er->e_ready)
                 udev_event_done(&er->e);
-        db_record_clear(&er->old);
         device_ctx_free(er->ctx);
         snapshot_unref(er->snap);
 }
