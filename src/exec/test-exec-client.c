@@ -409,7 +409,9 @@ static void test_exec_delay(void)
 }
 
 /* The helper reports each program's CPU time (its rusage): a shell that
- * counts uses the CPU for most of its run, one that sleeps hardly at all. */
+ * counts uses some, never more than its run took; one that sleeps hardly
+ * any. (What share of its run the counting shell gets depends on the
+ * machine's load, so that is not asserted.) */
 static void test_cpu_time(void)
 {
         struct exec_result res;
@@ -420,7 +422,6 @@ static void test_cpu_time(void)
         fprintf(stderr, "(spin: %" PRIu64 " us CPU in %" PRIu64 " us) ", res.cpu_usec, res.usec);
         ASSERT_TRUE(res.cpu_usec >= 10 * MSEC);
         ASSERT_TRUE(res.cpu_usec <= res.usec + 10 * MSEC);
-        ASSERT_TRUE(res.cpu_usec * 2 >= res.usec);
 
         ASSERT_EQ(run((char *[]){ "/bin/sleep", "0.3", NULL }, NULL, 0, &res), 0);
         ASSERT_TRUE(exec_result_ok(&res));
