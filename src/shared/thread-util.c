@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads: any */
 #include <pthread.h>
+#include <sys/prctl.h>
 
 #include "shared/thread-util.h"
 
@@ -17,4 +18,9 @@ int thread_start(pthread_t *ret, void *(*fn)(void *), void *arg)
                 r = pthread_create(ret, &attr, fn, arg);
         pthread_attr_destroy(&attr);
         return -r;
+}
+
+void thread_set_name(const char *name)
+{
+        (void)prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
 }

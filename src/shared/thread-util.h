@@ -35,3 +35,9 @@
 /* pthread_create(ret, NULL, fn, arg) with a THREAD_STACK_SIZE stack (other
  * attributes the defaults): 0 or a negative errno. */
 int thread_start(pthread_t *ret, void *(*fn)(void *), void *arg);
+
+/* Name the calling thread as ps -L, top -H and /proc/PID/task/TID/comm show
+ * it (prctl PR_SET_NAME: at most 15 bytes, longer names are cut). Only the
+ * thread changes: the process keeps its name (pidof, killall). A failure is
+ * ignored: the name is for people, nothing depends on it. */
+void thread_set_name(const char *name);

@@ -383,6 +383,8 @@ static void *listener_thread(void *userdata)
         struct listener *l = userdata;
         bool paused = false;
 
+        thread_set_name("udevd-listen");
+
         while (!atomic_load(&l->stop)) {
                 /* Back-pressure: at the budget (events or bytes), leave the datagrams
                  * in the kernel buffer; wake up regularly for stop/sync requests. */

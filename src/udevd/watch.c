@@ -466,6 +466,8 @@ static void *watch_main(void *userdata)
                 { .fd = w->stop_fd, .events = POLLIN },
         };
 
+        thread_set_name("udevd-watch");
+
         for (;;) {
                 if (poll(pfd, ARRAY_SIZE(pfd), -1) < 0) {
                         if (errno == EINTR)

@@ -96,6 +96,7 @@ static void *worker_main(void *userdata)
         };
         int r;
 
+        thread_set_name("udevd-worker");
         r = broadcaster_open(&w.bc);
         if (r < 0)
                 log_error_errno(r, "worker %u: failed to open the broadcast socket: %m", self->id);

@@ -124,3 +124,37 @@ def test_burst_every_event_broadcast_once(udevd_factory, net, loops, kernel_mon,
     assert kernel_mon.enobufs == 0 and udev_mon.enobufs == 0
     for i in idx:
         assert os.path.isfile("/run/udev/data/b7:%d" % i)
+
+
+def thread_names(pid):
+    """{tid: comm} of every thread of the process."""
+    names = {}
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+                names[int(tid)] = f.read().strip()
+        except OSError:
+            pass   # the thread ended meanwhile
+    return names
+
+
+def test_thread_names(udevd_factory, net, udev_mon):
+    """ps -L / top -H tell the threads apart; the process keeps its name."""
+    d = udevd_factory("--children-max=4")
+    net.add_veth("tna0", "tnb0")
+    assert udev_mon.wait_for(devpath_in(["/devices/virtual/net/tna0",
+                                         "/devices/virtual/net/tnb0"]), count=2, timeout=10)
+    names = thread_names(d.pid)
+    with open("/proc/%d/comm" % d.pid) as f:
+        assert f.read().strip() == "udevd"
+    assert names[d.pid] == "udevd"          # the main thread
+    others = sorted(n for tid, n in names.items() if tid != d.pid)
+    assert others.count("udevd-listen") == 1, names
+    assert others.count("udevd-watch") == 1, names
+    assert 1 <= others.count("udevd-worker") <= 4, names
+    # ThreadSanitizer's runtime has a background thread of its own, which
+    # keeps the name of the thread that made it
+    with open("/proc/%d/maps" % d.pid) as f:
+        tsan = "libtsan" in f.read()
+    assert others.count("udevd") == (1 if tsan else 0), names
+    assert set(others) <= {"udevd", "udevd-listen", "udevd-watch", "udevd-worker"}, names
